@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* rewriter.h - insert entry/exit probes into selected methods of a class file.
+ *
+ * Pure C11 on top of classfile.h; no JVM dependency, no global state: emp_rewrite_class() is reentrant
+ * and may run concurrently on different classes (the ClassFileLoadHook calls it from any thread).
+ * The caller owns the statistics struct and decides how to share it (one per call and then added to
+ * a global under a lock, or atomics).
+ *
+ * What a selected method (one with a Code attribute) looks like afterwards, with ID its probe id:
+ *
+ *     push ID; invokestatic Probe.enter(I)V        -- at pc 0, not covered by any handler
+ *     <original body>                              -- every *return is preceded by
+ *                                                     push ID; invokestatic Probe.exit(I)V
+ *     H: push ID; invokestatic Probe.exitThrow(I)V; athrow
+ *
+ * and the exception table gains, after all original entries (so they keep precedence), catch-all
+ * (catch_type 0) entries that cover the whole original body EXCEPT the exit sequences and the return
+ * instructions themselves, all pointing at H.  An exception that leaves the method is therefore
+ * recorded exactly once by exitThrow, and a normal return exactly once by exit: if Probe.exit (or the
+ * return instruction, e.g. IllegalMonitorStateException) threw, nothing records a second exit.
+ * Probe.enter/exit/exitThrow must record first and never throw; an error raised while *invoking*
+ * them (StackOverflowError at the call) is the one case where a record can be missing.
+ *
+ * Constructors: the code before the super()/this() call runs with `this` uninitialised, and the
+ * verifier only accepts a handler there whose stack-map frame holds uninitializedThis and that ends in
+ * athrow.  A constructor therefore gets two handlers: H_pre (frame: locals [uninitializedThis], stack
+ * [Throwable]) covering pc after the entry probe up to and including the invokespecial <init> call on
+ * `this`, and H_post (frame: locals [], stack [Throwable]) for the rest.  Both record exitThrow and
+ * rethrow, so a constructor that throws while evaluating super()'s arguments, inside super(), or after
+ * it, still records exactly one exit, and nesting is exact: enter(Sub.<init>) precedes the
+ * enter/exit of Super.<init>.  The super()/this() call is found by pairing `new` with invokespecial
+ * <init> in code order; the rewriter then checks that the pre-call code is a region on its own (no
+ * branch in or out, no return, no handler, stack-map frames agree) and skips the constructor
+ * (EMP_REWRITE_E_CTOR_SHAPE) otherwise.
+ *
+ * Branches that no longer fit in 16 bits: goto becomes goto_w; a conditional branch is redirected to
+ * a `goto_w target` trampoline placed in an island right after an instruction that does not fall
+ * through (or at the end of the code), outside every original handler range and outside a
+ * constructor's pre-super() region; the trampoline's stack-map frame is a copy of the target's frame.
+ * Layout is iterated until stable.  Switch padding is recomputed.
+ *
+ * Code attributes: StackMapTable is decoded and re-encoded (offsets, uninitialized(offset) types, new
+ * frames for handlers and trampolines), or created when a class file >= 50 had none.
+ * LineNumberTable, LocalVariableTable and LocalVariableTypeTable are remapped (pc 0 stays 0, so the
+ * entry probe shares the first line and parameters stay in scope).  RuntimeVisible/Invisible-
+ * TypeAnnotations inside Code are dropped (they hold pcs of instructions; the JVM ignores them and
+ * reflection cannot see them).  Any other attribute in Code skips the method (its pcs could not be
+ * remapped).  max_stack grows by 1 (at least 2); max_locals is unchanged.
+ *
+ * Methods skipped (left byte-identical, counted by reason): jsr/ret, code that would exceed 65535
+ * bytes, unexpected constructor shape, malformed code or stack maps, no trampoline site in reach.
+ */
+#ifndef EMP_REWRITER_H
+#define EMP_REWRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why a method was skipped or a class left unchanged.  Codes are positive; functions return them
+ * negated.  Stats arrays are indexed by the code (index 0 is unused). */
+#define EMP_REWRITE_REASONS(X)                                                                       \
+	X(NOMEM, "out of memory")                                                                    \
+	X(TRUNCATED, "truncated class file")                                                         \
+	X(BAD_MAGIC, "not a class file (bad magic)")                                                 \
+	X(BAD_VERSION, "unsupported class file version")                                             \
+	X(BAD_CLASS, "malformed class file")                                                         \
+	X(CP_FULL, "constant pool full")                                                             \
+	X(BAD_CODE, "malformed bytecode or Code attribute")                                          \
+	X(JSR, "jsr/ret subroutines")                                                                \
+	X(CODE_TOO_LARGE, "code would exceed 65535 bytes")                                           \
+	X(EXC_TABLE_FULL, "exception table would exceed 65535 entries")                              \
+	X(BRANCH_OVERFLOW, "no goto_w trampoline site within reach of a widened branch")              \
+	X(BAD_STACKMAP, "malformed or inconsistent StackMapTable")                                   \
+	X(CTOR_SHAPE, "constructor without a separable super()/this() prologue")                     \
+	X(CODE_ATTR, "unknown attribute inside Code")
+
+enum emp_rewrite_reason {
+	EMP_REWRITE_OK = 0,
+#define EMP_REWRITE_X_ENUM(name, str) EMP_REWRITE_E_##name,
+	EMP_REWRITE_REASONS(EMP_REWRITE_X_ENUM)
+#undef EMP_REWRITE_X_ENUM
+	EMP_REWRITE_NREASONS
+};
+
+/** emp_rewrite_reason_str - text for a reason code (either sign); "unknown" for anything else. */
+const char *emp_rewrite_reason_str(int reason);
+
+/* The probe class and its three static (I)V methods.  NULL members (or a NULL struct) mean the
+ * defaults "emp/Probe", "enter", "exit", "exitThrow".  The probe class itself is never rewritten. */
+struct emp_probe_names {
+	const char *klass;
+	const char *enter;
+	const char *exit;
+	const char *exit_throw;
+};
+
+/*
+ * Selection callback, called once for every method that has a Code attribute (never for abstract or
+ * native ones).  class_name is in internal form (a/b/C), method_name/descriptor as in the class file
+ * (NUL-terminated copies, valid during the call).  Return a probe id >= 0 to instrument the method,
+ * < 0 to leave it alone.
+ */
+typedef int32_t (*emp_rewrite_select_fn)(void *ctx, const char *class_name, const char *method_name,
+					 const char *descriptor, uint16_t access_flags);
+
+/* Counters, accumulated (+=) by emp_rewrite_class(); zero it once, before the first call. */
+struct emp_rewrite_stats {
+	uint64_t classes_seen, classes_rewritten, methods_instrumented;
+	uint64_t methods_skipped[EMP_REWRITE_NREASONS];
+	uint64_t classes_failed[EMP_REWRITE_NREASONS];
+};
+
+/**
+ * emp_rewrite_class - instrument the methods of one class that @select picks.
+ * @in, @len: the class bytes (not modified).
+ * @select, @ctx: selection callback and its context.
+ * @names: probe class/method names (NULL for the defaults).
+ * @out, @out_len: on success, a malloc'ed rewritten class (caller frees) or NULL/0 when no method was
+ *	instrumented (nothing selected, or every selected method skipped).
+ * @stats: counters to add to; may be NULL.
+ *
+ * Return: 0 on success; -EMP_REWRITE_E_<reason> when the class could not be parsed or written (the
+ * caller keeps the original bytes; *@out is NULL and classes_failed[reason] was incremented).
+ * A method that cannot be instrumented is left exactly as it was and counted in methods_skipped; the
+ * other methods of the class are still instrumented.
+ */
+int emp_rewrite_class(const uint8_t *in, size_t len, emp_rewrite_select_fn select, void *ctx,
+		      const struct emp_probe_names *names, uint8_t **out, size_t *out_len,
+		      struct emp_rewrite_stats *stats);
+
+#endif /* EMP_REWRITER_H */
