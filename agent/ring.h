@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* ring.h - lock-free single-producer/single-consumer byte ring, one per thread.
+ *
+ * Producer: the owning thread (trace probes) and the signal handlers that interrupt it (samples); the per-thread
+ * nesting guard in thread.h keeps the two from ever being inside the producer side at the same time, so there is
+ * exactly one producer.  Consumer: the writer thread.
+ *
+ * Records are 8-byte aligned and start with a u32 header: type in the top 8 bits, size in bytes (header included,
+ * a multiple of 8) in the low 24.  A record never wraps: when it does not fit before the end of the buffer, the
+ * producer fills the rest with one PAD record and starts at offset 0.
+ *
+ * Positions are free-running byte counts (head = bytes produced, tail = bytes consumed), so full and empty are
+ * never ambiguous.  Memory ordering, in the style of perf's ring_buffer.h:
+ *
+ *   producer                               consumer (writer thread)
+ *   (A) tail = load_acquire(&r->tail)       (C) head = load_acquire(&r->head)
+ *       write the record payload                read records up to head
+ *   (B) store_release(&r->head, new head)   (D) store_release(&r->tail, new tail)
+ *
+ *   (B) pairs with (C): the consumer sees a record's payload once it sees the head that covers it.
+ *   (D) pairs with (A): the producer overwrites bytes only after the consumer has finished reading them.
+ *
+ * Every function here is async-signal-safe: loads, stores and memcpy-free arithmetic on memory allocated before
+ * the thread could be signalled; no locks, no allocation.
+ */
+#ifndef EMP_RING_H
+#define EMP_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum emp_ring_type {
+	EMP_REC_PAD        = 0, /* filler up to the end of the buffer */
+	EMP_REC_ENTER      = 1, /* struct emp_rec_trace */
+	EMP_REC_EXIT       = 2, /* struct emp_rec_trace */
+	EMP_REC_EXIT_THROW = 3, /* struct emp_rec_trace */
+	EMP_REC_SAMPLE     = 4, /* sampler's record, see sampler.h */
+};
+
+#define EMP_REC_TYPE(hdr) ((hdr) >> 24)
+#define EMP_REC_SIZE(hdr) ((hdr) & 0xffffffu)
+#define EMP_REC_HDR(type, size) ((uint32_t)(type) << 24 | (uint32_t)(size))
+
+/* A trace probe's record: 16 bytes. */
+struct emp_rec_trace {
+	uint32_t hdr;
+	uint32_t method; /* method id given by the rewriter */
+	uint64_t ticks;
+};
+
+struct emp_ring {
+	/* producer side */
+	_Alignas(64) _Atomic uint64_t head; /* written only by the producer */
+	uint64_t cached_tail;               /* producer's last view of tail */
+	uint64_t reserved_head;             /* head after the pending reservation */
+	/* consumer side */
+	_Alignas(64) _Atomic uint64_t tail; /* written only by the consumer */
+	/* constant after emp_ring_init() */
+	_Alignas(64) uint64_t size;
+	uint64_t mask;
+	uint8_t *data;
+};
+
+/* emp_ring_init - allocate @size bytes (a power of two >= 4096).  Return: 0 or -ENOMEM.  Not signal-safe. */
+int emp_ring_init(struct emp_ring *r, uint64_t size);
+void emp_ring_destroy(struct emp_ring *r);
+
+/**
+ * emp_ring_reserve - room for a record of @len bytes (a multiple of 8, >= 8).
+ * Return: a pointer to write the record to (header included), or NULL when the ring is full (nothing changed).
+ * The record becomes visible to the consumer only at emp_ring_commit().  Async-signal-safe.
+ */
+static inline void *emp_ring_reserve(struct emp_ring *r, uint32_t len)
+{
+	/* Relaxed: head is written only by this (producer) thread. */
+	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	uint64_t off = head & r->mask;
+	uint64_t pad = off + len > r->size ? r->size - off : 0;
+	if (head + pad + len - r->cached_tail > r->size) {
+		/* (A) acquire; pairs with (D) in emp_ring_consume_end(). */
+		r->cached_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+		if (head + pad + len - r->cached_tail > r->size)
+			return NULL;
+	}
+	if (pad) {
+		*(uint32_t *)(void *)(r->data + off) = EMP_REC_HDR(EMP_REC_PAD, 0);
+		head += pad;
+		off = 0;
+	}
+	r->reserved_head = head + len;
+	return r->data + off;
+}
+
+/* emp_ring_commit - publish the record of the last emp_ring_reserve().  Async-signal-safe. */
+static inline void emp_ring_commit(struct emp_ring *r)
+{
+	/* (B) release: the record's bytes (and a PAD header) before the new head; pairs with (C). */
+	atomic_store_explicit(&r->head, r->reserved_head, memory_order_release);
+}
+
+/* Consumer side (writer thread only). */
+
+/* emp_ring_consume_begin - the range of readable bytes [*tail, *head).  Return: 1 when non-empty. */
+static inline int emp_ring_consume_begin(struct emp_ring *r, uint64_t *tail, uint64_t *head)
+{
+	*tail = atomic_load_explicit(&r->tail, memory_order_relaxed); /* written only by us */
+	/* (C) acquire; pairs with (B) in emp_ring_commit(). */
+	*head = atomic_load_explicit(&r->head, memory_order_acquire);
+	return *head != *tail;
+}
+
+/* emp_ring_record - the record at position @pos, and its size in *size (a PAD record stretches to the end of
+ * the buffer).  Return: pointer to the record's header. */
+static inline const uint8_t *emp_ring_record(const struct emp_ring *r, uint64_t pos, uint32_t *size)
+{
+	const uint8_t *p = r->data + (pos & r->mask);
+	uint32_t hdr = *(const uint32_t *)(const void *)p;
+	*size = EMP_REC_TYPE(hdr) == EMP_REC_PAD ? (uint32_t)(r->size - (pos & r->mask)) : EMP_REC_SIZE(hdr);
+	return p;
+}
+
+/* emp_ring_consume_end - give the bytes up to @tail back to the producer. */
+static inline void emp_ring_consume_end(struct emp_ring *r, uint64_t tail)
+{
+	/* (D) release: our reads of the records happen before the producer may reuse their bytes; pairs with (A). */
+	atomic_store_explicit(&r->tail, tail, memory_order_release);
+}
+
+#endif /* EMP_RING_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.c - shared command-line handling of emp-analyze; see cli.h. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+static void worse(struct emp_cli *c, int code)
+{
+	/* error (1) outranks truncated (3), which outranks ok */
+	if (code == EMP_EXIT_ERROR || (code == EMP_EXIT_TRUNCATED && c->exit_code == EMP_EXIT_OK))
+		c->exit_code = code;
+}
+
+void emp_cli_usage_error(struct emp_cli *c, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "emp-analyze %s: ", c->command);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see emp-analyze %s --help)\n", c->command);
+	exit(EMP_EXIT_USAGE);
+}
+
+int emp_cli_common(struct emp_cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case EMP_OPT_FORMAT:
+		if (emp_format_parse(arg, &c->format))
+			emp_cli_usage_error(c, "--format=%s: expected text, csv or json", arg);
+		return 1;
+	case EMP_OPT_HELP:
+		fputs(c->usage, stdout);
+		exit(EMP_EXIT_OK);
+	case EMP_OPT_ALLOW_TRUNCATED:
+		c->allow_truncated = 1;
+		return 1;
+	case '?':
+		/* getopt_long already named the option; add the hint and the status */
+		fprintf(stderr, "emp-analyze %s: see emp-analyze %s --help\n", c->command, c->command);
+		exit(EMP_EXIT_USAGE);
+	case ':':
+		exit(EMP_EXIT_USAGE);
+	default:
+		return 0;
+	}
+}
+
+void emp_cli_need_files(struct emp_cli *c, int argc, char **argv)
+{
+	(void)argv;
+	if (optind >= argc)
+		emp_cli_usage_error(c, "no dump file given");
+}
+
+struct emp_dump_reader *emp_cli_open(struct emp_cli *c, const char *path)
+{
+	struct emp_dump_reader *r;
+	char err[512];
+	if (emp_dump_reader_open(path, &r, err, sizeof(err))) {
+		emp_errorf("%s", err);
+		worse(c, EMP_EXIT_ERROR);
+		return NULL;
+	}
+	return r;
+}
+
+void emp_cli_done(struct emp_cli *c, struct emp_dump_reader *r)
+{
+	switch (emp_dump_reader_status(r)) {
+	case EMP_DUMP_COMPLETE:
+	case EMP_DUMP_READING:
+		break;
+	case EMP_DUMP_TRUNCATED:
+		emp_errorf("%s%s", emp_dump_reader_error(r),
+			   c->allow_truncated ? "" : " (report covers what was read; --allow-truncated to accept)");
+		if (!c->allow_truncated)
+			worse(c, EMP_EXIT_TRUNCATED);
+		break;
+	case EMP_DUMP_CORRUPT:
+		emp_errorf("%s", emp_dump_reader_error(r));
+		worse(c, EMP_EXIT_ERROR);
+		break;
+	}
+}

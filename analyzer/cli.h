@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.h - what every emp-analyze command shares: --format, --help, --allow-truncated, opening dumps and turning
+ * their status into one-line messages and the exit status. */
+#ifndef EMP_CLI_H
+#define EMP_CLI_H
+
+#include <getopt.h>
+
+#include "dump_reader.h"
+#include "output.h"
+
+struct emp_cli {
+	const char *command;
+	const char *usage;       /* the command's --help text */
+	enum emp_format format;
+	int allow_truncated;     /* a truncated dump is not an error (exit 0) */
+	int exit_code;           /* worst status so far (util.h EMP_EXIT_*) */
+};
+
+/* Long options every command accepts; a command appends its own after these (see EMP_CLI_COMMON_OPTS). */
+enum { EMP_OPT_FORMAT = 1000, EMP_OPT_HELP, EMP_OPT_ALLOW_TRUNCATED, EMP_OPT_FIRST_FREE };
+#define EMP_CLI_COMMON_OPTS                                                                                    \
+	{ "format", required_argument, NULL, EMP_OPT_FORMAT },                                                 \
+	{ "help", no_argument, NULL, EMP_OPT_HELP },                                                           \
+	{ "allow-truncated", no_argument, NULL, EMP_OPT_ALLOW_TRUNCATED }
+
+/* emp_cli_common - handle a common option @opt (from getopt_long) or an error ('?' / ':').  Exits for --help
+ * (status 0) and for usage errors (status 2).  Return: 1 when @opt was common, 0 when it is the command's own. */
+int emp_cli_common(struct emp_cli *c, int opt, const char *arg);
+/* Usage error: one line naming the problem and a hint, exit 2. */
+__attribute__((noreturn, format(printf, 2, 3))) void emp_cli_usage_error(struct emp_cli *c, const char *fmt, ...);
+/* Require at least one FILE operand. */
+void emp_cli_need_files(struct emp_cli *c, int argc, char **argv);
+
+/* emp_cli_open - open a dump; on failure print the reason and record EMP_EXIT_ERROR.  Return: reader or NULL. */
+struct emp_dump_reader *emp_cli_open(struct emp_cli *c, const char *path);
+/* emp_cli_done - after a dump was read to its end: report truncation/corruption (naming file and offset) and
+ * record the exit status. */
+void emp_cli_done(struct emp_cli *c, struct emp_dump_reader *r);
+
+#endif /* EMP_CLI_H */

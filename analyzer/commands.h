@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: MIT */
+/* commands.h - emp-analyze's commands: each is cmd_<name>.c with an entry point taking the command's own argv
+ * (argv[0] = command name) and returning the exit status. */
+#ifndef EMP_COMMANDS_H
+#define EMP_COMMANDS_H
+
+int emp_cmd_info(int argc, char **argv);
+
+#endif /* EMP_COMMANDS_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* main.c - emp-analyze: dispatch to the commands of commands.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "util.h"
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "info", emp_cmd_info, "header, threads, event counts, loss counters and completeness of dumps" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: emp-analyze COMMAND [OPTIONS] FILE...\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nEvery command takes --format=text|csv|json and --help.\n"
+		     "Exit status: 0 ok, 1 unreadable or corrupt input, 2 bad command line, 3 an input dump was\n"
+		     "truncated (the report covers what it holds; --allow-truncated makes that 0).\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EMP_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EMP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("emp-analyze %s\n", EMP_VERSION);
+		return EMP_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	emp_errorf("unknown command '%s' (see emp-analyze --help)", argv[1]);
+	return EMP_EXIT_USAGE;
+}

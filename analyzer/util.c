@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* util.c - see util.h. */
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void emp_errorf(const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fputs("emp-analyze: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void emp_die(const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fputs("emp-analyze: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EMP_EXIT_ERROR);
+}
+
+void *emp_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		emp_die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *emp_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		emp_die("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+void *emp_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		emp_die("out of memory (%zu bytes)", n);
+	return q;
+}
+
+char *emp_xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		emp_die("out of memory");
+	return d;
+}

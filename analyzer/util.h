@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* util.h - the analyzer's allocation wrappers and fatal errors.  Only the analyzer (a program) may exit; the agent
+ * never does. */
+#ifndef EMP_UTIL_H
+#define EMP_UTIL_H
+
+#include <stddef.h>
+
+/* Exit statuses of emp-analyze (README "Exit status"). */
+#define EMP_EXIT_OK        0
+#define EMP_EXIT_ERROR     1 /* unreadable or corrupt input, I/O error */
+#define EMP_EXIT_USAGE     2 /* bad command line */
+#define EMP_EXIT_TRUNCATED 3 /* an input dump was cut short; the report covers what it holds */
+
+__attribute__((noreturn, format(printf, 1, 2))) void emp_die(const char *fmt, ...);
+/* One-line message on stderr prefixed "emp-analyze: ". */
+__attribute__((format(printf, 1, 2))) void emp_errorf(const char *fmt, ...);
+
+void *emp_xmalloc(size_t n);
+void *emp_xcalloc(size_t n, size_t size);
+void *emp_xrealloc(void *p, size_t n);
+char *emp_xstrdup(const char *s);
+
+#endif /* EMP_UTIL_H */

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* dump.h - constants and types of the emp dump format v1 (doc/dump-format.md), shared by writer and reader.
+ *
+ * One definition of the format for both sides: the agent's writers encode with dump_writer.c, the analyzer decodes
+ * with dump_reader.c, and both include this header, so they cannot disagree. */
+#ifndef EMP_DUMP_H
+#define EMP_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* File header: 8-byte magic (PNG style: a high byte, then text, CR LF, ^Z, LF — catches text-mode mangling and
+ * truncation to 7 bits), then u16 major, u16 minor, u32 flags (0), all little-endian. */
+#define EMP_DUMP_MAGIC        "\x89" "EMP\r\n\x1a\n"
+#define EMP_DUMP_MAGIC_LEN    8
+#define EMP_DUMP_HEADER_LEN   16
+#define EMP_DUMP_VERSION_MAJOR 1
+#define EMP_DUMP_VERSION_MINOR 0
+
+/* Chunk header: u32 magic "EMPC", u8 type, u8 flags (0), u16 reserved (0), u32 stored length (bytes of the LZ4
+ * frame that follows), u32 raw length (bytes after decompression). */
+#define EMP_CHUNK_MAGIC       0x43504d45u /* "EMPC" read as little-endian u32 */
+#define EMP_CHUNK_HEADER_LEN  16
+/* Upper bound on a chunk's raw size; writers cut chunks well below it, readers reject anything above. */
+#define EMP_CHUNK_RAW_MAX     (16u << 20)
+/* Writers start a new events chunk once the current one reaches this many raw bytes. */
+#define EMP_CHUNK_RAW_TARGET  (1u << 20)
+
+enum emp_chunk_type {
+	EMP_CHUNK_META     = 1, /* key/value strings describing the run; first chunk of every dump */
+	EMP_CHUNK_SYMBOLS  = 2, /* method and thread symbols; always before the events that use them */
+	EMP_CHUNK_EVENTS   = 3, /* one thread's events, delta/varint encoded */
+	EMP_CHUNK_COUNTERS = 4, /* cumulative named counters (loss by reason, ...); the last one wins */
+	EMP_CHUNK_END      = 5, /* the run ended cleanly; nothing follows */
+};
+
+/* Entries of a SYMBOLS chunk: each starts with a varint entry kind. */
+enum emp_symbol_entry {
+	EMP_SYM_METHOD = 1, /* varint id, varint frame kind, varint flags, str class, str name, str descriptor */
+	EMP_SYM_THREAD = 2, /* varint id, varint os tid, varint flags, str name */
+};
+
+/* What a symbol id stands for in a stack or trace. */
+enum emp_frame_kind {
+	EMP_FRAME_JAVA   = 0, /* class = binary name with dots, name, descriptor */
+	EMP_FRAME_NATIVE = 1, /* class = shared object (basename), name = symbol or "0x..." offset */
+	EMP_FRAME_PSEUDO = 2, /* a failed or special sample: name like "[unknown_Java]", class "" */
+};
+
+/* Method symbol flags. */
+#define EMP_METHOD_ITERATION 0x1u /* calls of this method mark iterations (agent option iteration=) */
+#define EMP_METHOD_INLINED   0x2u /* frame was inlined by the JIT (sample mode, where known) */
+/* Thread symbol flags. */
+#define EMP_THREAD_JAVA      0x1u /* a Java thread (JVMTI ThreadStart seen) */
+
+/* Event kinds: the low 3 bits of an event's first varint in an EVENTS chunk. */
+enum emp_event_kind {
+	EMP_EV_ENTER      = 0, /* rest = method id; then zigzag varint tick delta */
+	EMP_EV_EXIT       = 1, /* rest = 0; normal return of the innermost open method; then tick delta */
+	EMP_EV_EXIT_THROW = 2, /* rest = 0; exceptional exit of the innermost open method; then tick delta */
+	EMP_EV_SAMPLE     = 3, /* rest = thread state; tick delta, varint shared, varint n, n varint frame ids */
+};
+#define EMP_EV_KIND_BITS 3
+
+/* Thread states recorded with a sample (sample mode). */
+enum emp_thread_state {
+	EMP_STATE_UNKNOWN  = 0,
+	EMP_STATE_RUNNING  = 1, /* on CPU (cpu clock), or RUNNABLE (wall clock) */
+	EMP_STATE_WAITING  = 2, /* Object.wait, LockSupport.park, ... */
+	EMP_STATE_BLOCKED  = 3, /* waiting for a monitor */
+	EMP_STATE_SLEEPING = 4, /* Thread.sleep */
+	EMP_STATE_NATIVE   = 5, /* in native code */
+	EMP_STATE_COUNT
+};
+const char *emp_thread_state_name(unsigned state);
+
+/* A decoded event as the reader hands it out.  frames is valid until the next call into the reader. */
+struct emp_event {
+	enum emp_event_kind kind;
+	uint32_t thread;        /* dump thread id (a THREAD symbol) */
+	uint64_t ticks;         /* absolute clock ticks; see emp_dump_ticks_to_ns() */
+	uint32_t method;        /* ENTER: method symbol id */
+	uint32_t state;         /* SAMPLE: enum emp_thread_state */
+	uint32_t depth;         /* SAMPLE: number of frames */
+	const uint32_t *frames; /* SAMPLE: method symbol ids, root first, leaf last */
+};
+
+/* Largest stack a sample may carry; the agent clamps its depth= option to it. */
+#define EMP_MAX_FRAMES 4096
+
+#endif /* EMP_DUMP_H */

@@ -1,0 +1,647 @@
+/* SPDX-License-Identifier: MIT */
+/* dump_reader.c - streaming decoder of the emp dump format v1.  Format: doc/dump-format.md.
+ *
+ * Every length, count and id read from the file is checked against what remains in its chunk before it is used:
+ * the reader is fuzzed (tests/fuzz) and must never read out of bounds, whatever the bytes. */
+#include "dump_reader.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <lz4frame.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "varint.h"
+
+/* Ids above these are treated as corruption: the agent allocates ids densely from 0. */
+#define MAX_METHOD_ID (1u << 26)
+#define MAX_THREAD_ID (1u << 22)
+
+struct kv {
+	char *key;
+	char *value;
+};
+
+struct kv_table {
+	struct kv *v;
+	size_t n, cap;
+};
+
+struct emp_dump_reader {
+	FILE *f;
+	char *path;
+	uint64_t size;         /* file size at open */
+	uint64_t offset;       /* file offset of the next unread byte */
+	uint64_t good_offset;  /* just past the last complete chunk */
+	unsigned minor;
+	enum emp_dump_status status;
+	char error[256];
+
+	LZ4F_dctx *dctx;
+	uint8_t *stored;       /* compressed payload of the current chunk */
+	size_t stored_cap;
+	uint8_t *raw;          /* decompressed payload of the current chunk */
+	size_t raw_cap;
+
+	/* cursor inside the current EVENTS chunk */
+	const uint8_t *ev_p, *ev_end;
+	uint64_t chunk_offset; /* file offset of the current chunk (for messages) */
+	uint32_t ev_thread;
+	uint64_t ev_ticks;
+	uint32_t *frames;      /* current sample stack, EMP_MAX_FRAMES entries */
+	uint32_t frames_depth; /* depth of the previous sample in this chunk */
+
+	struct kv_table meta, end, counters_kv;
+	uint64_t *counter_values;
+
+	struct emp_dump_method **methods;
+	uint32_t methods_cap, methods_limit;
+	struct emp_dump_thread **threads;
+	uint32_t threads_cap, threads_limit;
+
+	uint64_t chunk_count[8];
+	uint64_t event_count[8];
+	double hz;             /* cached clock rate, 0 = not computed yet */
+};
+
+__attribute__((format(printf, 3, 4)))
+static void set_status(struct emp_dump_reader *r, enum emp_dump_status st, const char *fmt, ...)
+{
+	if (r->status == EMP_DUMP_CORRUPT || r->status == EMP_DUMP_TRUNCATED)
+		return; /* keep the first problem */
+	r->status = st;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+}
+
+static void kv_clear(struct kv_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].key);
+		free(t->v[i].value);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+static const char *kv_get(const struct kv_table *t, const char *key)
+{
+	for (size_t i = t->n; i-- > 0;)
+		if (!strcmp(t->v[i].key, key))
+			return t->v[i].value;
+	return NULL;
+}
+
+/* Read a string (varint length + bytes) as a fresh NUL-terminated copy. */
+static int get_str(const uint8_t **p, const uint8_t *end, char **out)
+{
+	uint64_t n;
+	if (emp_varint_get(p, end, &n) || n > (uint64_t)(end - *p))
+		return -1;
+	char *s = malloc(n + 1);
+	if (!s)
+		return -1;
+	memcpy(s, *p, n);
+	s[n] = 0;
+	*p += n;
+	*out = s;
+	return 0;
+}
+
+static int parse_kv(const uint8_t *p, const uint8_t *end, struct kv_table *t, int append)
+{
+	uint64_t n;
+	if (!append)
+		kv_clear(t);
+	if (emp_varint_get(&p, end, &n) || n > (uint64_t)(end - p))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 16;
+			struct kv *v = realloc(t->v, cap * sizeof(*v));
+			if (!v)
+				return -1;
+			t->v = v;
+			t->cap = cap;
+		}
+		struct kv *e = &t->v[t->n];
+		if (get_str(&p, end, &e->key))
+			return -1;
+		if (get_str(&p, end, &e->value)) {
+			free(e->key);
+			return -1;
+		}
+		t->n++;
+	}
+	return p == end ? 0 : -1;
+}
+
+static int parse_counters(struct emp_dump_reader *r, const uint8_t *p, const uint8_t *end)
+{
+	uint64_t n;
+	kv_clear(&r->counters_kv);
+	free(r->counter_values);
+	r->counter_values = NULL;
+	if (emp_varint_get(&p, end, &n) || n > (uint64_t)(end - p))
+		return -1;
+	r->counters_kv.v = calloc(n ? n : 1, sizeof(struct kv));
+	r->counter_values = calloc(n ? n : 1, sizeof(uint64_t));
+	if (!r->counters_kv.v || !r->counter_values)
+		return -1;
+	r->counters_kv.cap = n;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_str(&p, end, &r->counters_kv.v[i].key))
+			return -1;
+		r->counters_kv.n++;
+		if (emp_varint_get(&p, end, &r->counter_values[i]))
+			return -1;
+	}
+	return p == end ? 0 : -1;
+}
+
+static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	uint32_t c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	void *a = realloc(*arr, (size_t)c * elem);
+	if (!a)
+		return -1;
+	memset((char *)a + (size_t)*cap * elem, 0, (size_t)(c - *cap) * elem);
+	*arr = a;
+	*cap = c;
+	return 0;
+}
+
+static void free_method(struct emp_dump_method *m)
+{
+	if (!m)
+		return;
+	free(m->klass);
+	free(m->name);
+	free(m->descriptor);
+	free(m);
+}
+
+static void free_thread(struct emp_dump_thread *t)
+{
+	if (!t)
+		return;
+	free(t->name);
+	free(t);
+}
+
+static int parse_symbols(struct emp_dump_reader *r, const uint8_t *p, const uint8_t *end)
+{
+	while (p < end) {
+		uint64_t kind, id, a, flags;
+		if (emp_varint_get(&p, end, &kind) || emp_varint_get(&p, end, &id) || emp_varint_get(&p, end, &a) ||
+		    emp_varint_get(&p, end, &flags) || flags > UINT32_MAX)
+			return -1;
+		if (kind == EMP_SYM_METHOD) {
+			if (id >= MAX_METHOD_ID || a > EMP_FRAME_PSEUDO)
+				return -1;
+			struct emp_dump_method *m = calloc(1, sizeof(*m));
+			if (!m)
+				return -1;
+			m->id = (uint32_t)id;
+			m->kind = (enum emp_frame_kind)a;
+			m->flags = (uint32_t)flags;
+			if (get_str(&p, end, &m->klass) || get_str(&p, end, &m->name) ||
+			    get_str(&p, end, &m->descriptor) ||
+			    grow((void **)&r->methods, &r->methods_cap, (uint32_t)id + 1, sizeof(*r->methods))) {
+				free_method(m);
+				return -1;
+			}
+			free_method(r->methods[id]); /* a redefinition replaces (last wins) */
+			r->methods[id] = m;
+			if (id >= r->methods_limit)
+				r->methods_limit = (uint32_t)id + 1;
+		} else if (kind == EMP_SYM_THREAD) {
+			if (id >= MAX_THREAD_ID)
+				return -1;
+			struct emp_dump_thread *t = calloc(1, sizeof(*t));
+			if (!t)
+				return -1;
+			t->id = (uint32_t)id;
+			t->os_tid = a;
+			t->flags = (uint32_t)flags;
+			if (get_str(&p, end, &t->name) ||
+			    grow((void **)&r->threads, &r->threads_cap, (uint32_t)id + 1, sizeof(*r->threads))) {
+				free_thread(t);
+				return -1;
+			}
+			free_thread(r->threads[id]);
+			r->threads[id] = t;
+			if (id >= r->threads_limit)
+				r->threads_limit = (uint32_t)id + 1;
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int emp_dump_reader_open(const char *path, struct emp_dump_reader **out, char *err, size_t errlen)
+{
+	struct emp_dump_reader *r = calloc(1, sizeof(*r));
+	uint8_t h[EMP_DUMP_HEADER_LEN];
+	struct stat st;
+	*out = NULL;
+	if (!r) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	r->path = strdup(path);
+	r->frames = malloc(EMP_MAX_FRAMES * sizeof(*r->frames));
+	if (!r->path || !r->frames || LZ4F_isError(LZ4F_createDecompressionContext(&r->dctx, LZ4F_VERSION))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	r->f = fopen(path, "rb");
+	if (!r->f) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (fstat(fileno(r->f), &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto fail;
+	}
+	r->size = (uint64_t)st.st_size;
+	size_t n = fread(h, 1, sizeof(h), r->f);
+	/* A file cut inside its header is a truncated dump when what is there is a prefix of a valid header. */
+	size_t magic_n = n < EMP_DUMP_MAGIC_LEN ? n : EMP_DUMP_MAGIC_LEN;
+	if (memcmp(h, EMP_DUMP_MAGIC, magic_n)) {
+		snprintf(err, errlen, "%s: not an emp dump (bad magic at byte 0)", path);
+		goto fail;
+	}
+	if (n >= 10 && emp_get_u16le(h + 8) != EMP_DUMP_VERSION_MAJOR) {
+		snprintf(err, errlen, "%s: unsupported dump format version %u (this reader knows %u)", path,
+			 emp_get_u16le(h + 8), EMP_DUMP_VERSION_MAJOR);
+		goto fail;
+	}
+	r->offset = n;
+	if (n < sizeof(h)) {
+		set_status(r, EMP_DUMP_TRUNCATED, "%s: truncated at byte %zu inside the %d-byte file header", path, n,
+			   EMP_DUMP_HEADER_LEN);
+	} else {
+		r->minor = emp_get_u16le(h + 10);
+		r->good_offset = n;
+	}
+	*out = r;
+	return 0;
+fail:
+	emp_dump_reader_close(r);
+	return -1;
+}
+
+void emp_dump_reader_close(struct emp_dump_reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	LZ4F_freeDecompressionContext(r->dctx);
+	free(r->stored);
+	free(r->raw);
+	free(r->frames);
+	kv_clear(&r->meta);
+	kv_clear(&r->end);
+	kv_clear(&r->counters_kv);
+	free(r->counter_values);
+	for (uint32_t i = 0; i < r->methods_limit; i++)
+		free_method(r->methods[i]);
+	free(r->methods);
+	for (uint32_t i = 0; i < r->threads_limit; i++)
+		free_thread(r->threads[i]);
+	free(r->threads);
+	free(r->path);
+	free(r);
+}
+
+static int ensure(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	uint8_t *b = realloc(*buf, need);
+	if (!b)
+		return -1;
+	*buf = b;
+	*cap = need;
+	return 0;
+}
+
+/* Decompress the current chunk's LZ4 frame; it must decode to exactly @raw_len bytes and end exactly at the end
+ * of the stored payload.  The frame's content checksum (xxHash32) is verified by LZ4F_decompress. */
+static int decompress(struct emp_dump_reader *r, size_t stored_len, size_t raw_len, const char **why)
+{
+	LZ4F_resetDecompressionContext(r->dctx);
+	size_t src_pos = 0, dst_pos = 0;
+	for (;;) {
+		size_t src_n = stored_len - src_pos, dst_n = raw_len - dst_pos;
+		size_t hint = LZ4F_decompress(r->dctx, r->raw + dst_pos, &dst_n, r->stored + src_pos, &src_n, NULL);
+		if (LZ4F_isError(hint)) {
+			*why = LZ4F_getErrorName(hint);
+			return -1;
+		}
+		src_pos += src_n;
+		dst_pos += dst_n;
+		if (hint == 0)
+			break;
+		if (src_n == 0 && dst_n == 0) {
+			*why = src_pos == stored_len ? "LZ4 frame incomplete" : "LZ4 frame larger than its raw length";
+			return -1;
+		}
+	}
+	if (src_pos != stored_len) {
+		*why = "bytes after the LZ4 frame";
+		return -1;
+	}
+	if (dst_pos != raw_len) {
+		*why = "raw length does not match the LZ4 frame";
+		return -1;
+	}
+	return 0;
+}
+
+/* Read the next chunk.  Return: 1 when a chunk was read (events cursor set for EVENTS), 0 at the end. */
+static int read_chunk(struct emp_dump_reader *r)
+{
+	uint8_t h[EMP_CHUNK_HEADER_LEN];
+	const char *why = NULL;
+	uint64_t at = r->offset;
+
+	if (r->status != EMP_DUMP_READING)
+		return 0;
+	size_t n = fread(h, 1, sizeof(h), r->f);
+	r->offset += n;
+	if (n == 0) {
+		set_status(r, EMP_DUMP_TRUNCATED, "%s: truncated: ends at byte %" PRIu64 " without an END chunk",
+			   r->path, at);
+		return 0;
+	}
+	if (n < sizeof(h)) {
+		set_status(r, EMP_DUMP_TRUNCATED,
+			   "%s: truncated at byte %" PRIu64 " inside the chunk header at byte %" PRIu64
+			   "; read up to byte %" PRIu64, r->path, r->offset, at, r->good_offset);
+		return 0;
+	}
+	uint32_t magic = emp_get_u32le(h), stored_len = emp_get_u32le(h + 8), raw_len = emp_get_u32le(h + 12);
+	unsigned type = h[4];
+	if (magic != EMP_CHUNK_MAGIC) {
+		set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: bad chunk magic at byte %" PRIu64, r->path, at);
+		return 0;
+	}
+	if (h[5] || emp_get_u16le(h + 6) || raw_len > EMP_CHUNK_RAW_MAX ||
+	    stored_len > (uint64_t)raw_len + raw_len / 128 + 4096) {
+		set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: bad chunk header at byte %" PRIu64, r->path, at);
+		return 0;
+	}
+	if (ensure(&r->stored, &r->stored_cap, stored_len ? stored_len : 1) ||
+	    ensure(&r->raw, &r->raw_cap, raw_len ? raw_len : 1)) {
+		set_status(r, EMP_DUMP_CORRUPT, "%s: out of memory for the chunk at byte %" PRIu64, r->path, at);
+		return 0;
+	}
+	n = fread(r->stored, 1, stored_len, r->f);
+	r->offset += n;
+	if (n < stored_len) {
+		set_status(r, EMP_DUMP_TRUNCATED,
+			   "%s: truncated at byte %" PRIu64 " inside the chunk at byte %" PRIu64
+			   "; read up to byte %" PRIu64, r->path, r->offset, at, r->good_offset);
+		return 0;
+	}
+	if (decompress(r, stored_len, raw_len, &why)) {
+		set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: chunk at byte %" PRIu64 ": %s", r->path, at, why);
+		return 0;
+	}
+	const uint8_t *p = r->raw, *end = r->raw + raw_len;
+	int bad = 0;
+	r->chunk_offset = at;
+	switch ((enum emp_chunk_type)type) {
+	case EMP_CHUNK_META:
+		bad = parse_kv(p, end, &r->meta, 1);
+		r->hz = 0;
+		break;
+	case EMP_CHUNK_SYMBOLS:
+		bad = parse_symbols(r, p, end);
+		break;
+	case EMP_CHUNK_COUNTERS:
+		bad = parse_counters(r, p, end);
+		break;
+	case EMP_CHUNK_END:
+		bad = parse_kv(p, end, &r->end, 0);
+		r->hz = 0;
+		break;
+	case EMP_CHUNK_EVENTS: {
+		uint64_t thread, base;
+		if (emp_varint_get(&p, end, &thread) || emp_varint_get(&p, end, &base) ||
+		    thread >= r->threads_limit || !r->threads[thread]) {
+			bad = 1;
+			why = "events of an undefined thread";
+			break;
+		}
+		r->ev_p = p;
+		r->ev_end = end;
+		r->ev_thread = (uint32_t)thread;
+		r->ev_ticks = base;
+		r->frames_depth = 0;
+		break;
+	}
+	default:
+		break; /* a chunk type from a later minor version: checksummed, skipped */
+	}
+	if (bad) {
+		set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: %s chunk at byte %" PRIu64 ": %s", r->path,
+			   type == EMP_CHUNK_EVENTS ? "EVENTS" : type == EMP_CHUNK_SYMBOLS ? "SYMBOLS" : "key/value",
+			   at, why ? why : "malformed payload");
+		r->ev_p = r->ev_end = NULL;
+		return 0;
+	}
+	r->good_offset = r->offset;
+	r->chunk_count[type < 8 ? type : 0]++;
+	if (type == EMP_CHUNK_END) {
+		if (r->offset != r->size)
+			set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: %" PRIu64 " bytes after the END chunk at byte %"
+				   PRIu64, r->path, r->size - r->offset, at);
+		else
+			r->status = EMP_DUMP_COMPLETE;
+	}
+	return 1;
+}
+
+/* Decode one event at the events cursor.  Return: 1 ok, -1 malformed (why set). */
+static int decode_event(struct emp_dump_reader *r, struct emp_event *ev, const char **why)
+{
+	const uint8_t *p = r->ev_p, *end = r->ev_end;
+	uint64_t head, dt;
+	if (emp_varint_get(&p, end, &head) || emp_varint_get(&p, end, &dt)) {
+		*why = "event cut short";
+		return -1;
+	}
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = (enum emp_event_kind)(head & ((1u << EMP_EV_KIND_BITS) - 1));
+	uint64_t rest = head >> EMP_EV_KIND_BITS;
+	ev->thread = r->ev_thread;
+	r->ev_ticks += (uint64_t)emp_unzigzag(dt);
+	ev->ticks = r->ev_ticks;
+	switch (ev->kind) {
+	case EMP_EV_ENTER:
+		if (rest >= r->methods_limit || !r->methods[rest]) {
+			*why = "ENTER of an undefined method";
+			return -1;
+		}
+		ev->method = (uint32_t)rest;
+		break;
+	case EMP_EV_EXIT:
+	case EMP_EV_EXIT_THROW:
+		if (rest) {
+			*why = "bad EXIT event";
+			return -1;
+		}
+		break;
+	case EMP_EV_SAMPLE: {
+		uint64_t shared, n;
+		if (rest >= EMP_STATE_COUNT || emp_varint_get(&p, end, &shared) || emp_varint_get(&p, end, &n) ||
+		    shared > r->frames_depth || n > EMP_MAX_FRAMES - shared) {
+			*why = "bad SAMPLE header";
+			return -1;
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t id;
+			if (emp_varint_get(&p, end, &id) || id >= r->methods_limit || !r->methods[id]) {
+				*why = "SAMPLE frame of an undefined method";
+				return -1;
+			}
+			r->frames[shared + i] = (uint32_t)id;
+		}
+		ev->state = (uint32_t)rest;
+		ev->depth = r->frames_depth = (uint32_t)(shared + n);
+		ev->frames = r->frames;
+		break;
+	}
+	default:
+		*why = "unknown event kind";
+		return -1;
+	}
+	r->ev_p = p;
+	r->event_count[ev->kind]++;
+	return 1;
+}
+
+int emp_dump_reader_next(struct emp_dump_reader *r, struct emp_event *ev)
+{
+	for (;;) {
+		if (r->ev_p && r->ev_p < r->ev_end) {
+			const char *why = NULL;
+			if (decode_event(r, ev, &why) == 1)
+				return 1;
+			/* The chunk passed its checksum, so this is a writer bug or a crafted file: stop here. */
+			r->status = EMP_DUMP_READING;
+			set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: EVENTS chunk at byte %" PRIu64 ": %s", r->path,
+				   r->chunk_offset, why);
+			r->ev_p = r->ev_end = NULL;
+			return 0;
+		}
+		r->ev_p = r->ev_end = NULL;
+		if (!read_chunk(r))
+			return 0;
+	}
+}
+
+void emp_dump_reader_drain(struct emp_dump_reader *r)
+{
+	struct emp_event ev;
+	while (emp_dump_reader_next(r, &ev))
+		;
+}
+
+enum emp_dump_status emp_dump_reader_status(const struct emp_dump_reader *r) { return r->status; }
+const char *emp_dump_reader_error(const struct emp_dump_reader *r) { return r->error; }
+const char *emp_dump_reader_path(const struct emp_dump_reader *r) { return r->path; }
+uint64_t emp_dump_reader_good_offset(const struct emp_dump_reader *r) { return r->good_offset; }
+uint64_t emp_dump_reader_file_size(const struct emp_dump_reader *r) { return r->size; }
+unsigned emp_dump_reader_version_minor(const struct emp_dump_reader *r) { return r->minor; }
+
+const char *emp_dump_meta(const struct emp_dump_reader *r, const char *key) { return kv_get(&r->meta, key); }
+size_t emp_dump_meta_count(const struct emp_dump_reader *r) { return r->meta.n; }
+
+void emp_dump_meta_at(const struct emp_dump_reader *r, size_t i, const char **key, const char **value)
+{
+	*key = r->meta.v[i].key;
+	*value = r->meta.v[i].value;
+}
+
+const char *emp_dump_end_value(const struct emp_dump_reader *r, const char *key) { return kv_get(&r->end, key); }
+
+const struct emp_dump_method *emp_dump_method(const struct emp_dump_reader *r, uint32_t id)
+{
+	return id < r->methods_limit ? r->methods[id] : NULL;
+}
+
+uint32_t emp_dump_method_limit(const struct emp_dump_reader *r) { return r->methods_limit; }
+
+const struct emp_dump_thread *emp_dump_thread(const struct emp_dump_reader *r, uint32_t id)
+{
+	return id < r->threads_limit ? r->threads[id] : NULL;
+}
+
+uint32_t emp_dump_thread_limit(const struct emp_dump_reader *r) { return r->threads_limit; }
+size_t emp_dump_counter_count(const struct emp_dump_reader *r) { return r->counters_kv.n; }
+
+void emp_dump_counter_at(const struct emp_dump_reader *r, size_t i, const char **name, uint64_t *value)
+{
+	*name = r->counters_kv.v[i].key;
+	*value = r->counter_values[i];
+}
+
+uint64_t emp_dump_counter(const struct emp_dump_reader *r, const char *name)
+{
+	for (size_t i = 0; i < r->counters_kv.n; i++)
+		if (!strcmp(r->counters_kv.v[i].key, name))
+			return r->counter_values[i];
+	return 0;
+}
+
+uint64_t emp_dump_chunks(const struct emp_dump_reader *r, enum emp_chunk_type type)
+{
+	return (unsigned)type < 8 ? r->chunk_count[type] : 0;
+}
+
+uint64_t emp_dump_events(const struct emp_dump_reader *r, enum emp_event_kind kind)
+{
+	return (unsigned)kind < 8 ? r->event_count[kind] : 0;
+}
+
+static double num(const char *s)
+{
+	return s ? strtod(s, NULL) : 0;
+}
+
+double emp_dump_clock_hz(const struct emp_dump_reader *r)
+{
+	struct emp_dump_reader *m = (struct emp_dump_reader *)r; /* cache only */
+	if (m->hz > 0)
+		return m->hz;
+	double hz = num(kv_get(&r->meta, "clock_hz"));
+	double t0 = num(kv_get(&r->meta, "clock_ref_ticks")), n0 = num(kv_get(&r->meta, "clock_ref_mono_ns"));
+	double t1 = num(kv_get(&r->end, "clock_end_ticks")), n1 = num(kv_get(&r->end, "clock_end_mono_ns"));
+	/* Over a run of a second or more the two reference points give a better rate than the start-up estimate. */
+	if (n1 - n0 >= 1e9 && t1 > t0)
+		hz = (t1 - t0) / (n1 - n0) * 1e9;
+	if (!(hz > 0))
+		hz = 1e9;
+	m->hz = hz;
+	return hz;
+}
+
+double emp_dump_ticks_to_ns(const struct emp_dump_reader *r, double ticks)
+{
+	return ticks / emp_dump_clock_hz(r) * 1e9;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* dump_writer.h - encoder of the emp dump format v1 (doc/dump-format.md).
+ *
+ * Not thread-safe: one writer is driven by one thread (the agent's writer thread, or a test).  Finished bytes go to
+ * a sink callback, whole chunks at a time, so a sink that write(2)s them leaves a file that is readable up to its
+ * last complete chunk whenever the process dies. */
+#ifndef EMP_DUMP_WRITER_H
+#define EMP_DUMP_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dump.h"
+
+/* A sink takes encoded bytes.  Return: 0, or a negative errno (the writer then stops writing and reports it). */
+typedef int (*emp_dump_sink_fn)(void *ctx, const void *buf, size_t len);
+
+struct emp_dump_writer;
+struct emp_dump_events;
+
+/* emp_dump_writer_new - a writer that sends its bytes to @sink.  Return: NULL when out of memory. */
+struct emp_dump_writer *emp_dump_writer_new(emp_dump_sink_fn sink, void *sink_ctx);
+void emp_dump_writer_free(struct emp_dump_writer *w);
+
+/* Bytes handed to the sink so far (the file offset of the next chunk). */
+uint64_t emp_dump_writer_offset(const struct emp_dump_writer *w);
+
+/* emp_dump_write_header - the 16-byte file header.  Return: 0 or a negative errno from the sink. */
+int emp_dump_write_header(struct emp_dump_writer *w);
+
+/* emp_dump_write_meta - a META chunk of @n key/value pairs (@kv holds 2*@n strings: key, value, ...).
+ * Return: 0, -ENOMEM, -EINVAL (a NULL string) or the sink's error. */
+int emp_dump_write_meta(struct emp_dump_writer *w, const char *const *kv, size_t n);
+
+/* Symbols are buffered and written by emp_dump_flush_symbols(), which the caller runs before flushing any events
+ * chunk that uses them.  Strings are copied.  Return: 0 or -ENOMEM. */
+int emp_dump_add_method(struct emp_dump_writer *w, uint32_t id, enum emp_frame_kind kind, uint32_t flags,
+			const char *klass, const char *name, const char *descriptor);
+int emp_dump_add_thread(struct emp_dump_writer *w, uint32_t id, uint64_t os_tid, uint32_t flags, const char *name);
+int emp_dump_flush_symbols(struct emp_dump_writer *w);
+
+/* emp_dump_write_counters - a COUNTERS chunk: cumulative values of @n named counters.  Return: 0 or error. */
+int emp_dump_write_counters(struct emp_dump_writer *w, const char *const *names, const uint64_t *values, size_t n);
+
+/* emp_dump_write_end - the END chunk (key/value pairs like META), after which nothing may be written. */
+int emp_dump_write_end(struct emp_dump_writer *w, const char *const *kv, size_t n);
+
+/* Event builders: one per thread, owned by the caller.  Appending never fails for lack of room in the chunk (the
+ * buffer grows); emp_dump_events_full() says when the chunk has reached EMP_CHUNK_RAW_TARGET and should be flushed.
+ * Return of the append functions: 0 or -ENOMEM (the event is then not recorded). */
+struct emp_dump_events *emp_dump_events_new(uint32_t thread);
+void emp_dump_events_free(struct emp_dump_events *b);
+int emp_dump_events_enter(struct emp_dump_events *b, uint64_t ticks, uint32_t method);
+int emp_dump_events_exit(struct emp_dump_events *b, uint64_t ticks, int thrown);
+/* @frames: @depth method symbol ids, root first. */
+int emp_dump_events_sample(struct emp_dump_events *b, uint64_t ticks, enum emp_thread_state state,
+			   const uint32_t *frames, uint32_t depth);
+int emp_dump_events_full(const struct emp_dump_events *b);
+uint64_t emp_dump_events_count(const struct emp_dump_events *b); /* events in the open chunk */
+/* emp_dump_events_flush - compress the open chunk (if any event) into an EVENTS chunk and start a new one. */
+int emp_dump_events_flush(struct emp_dump_writer *w, struct emp_dump_events *b);
+
+#endif /* EMP_DUMP_WRITER_H */

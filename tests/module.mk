@@ -1,0 +1,46 @@
+# tests/ — unit tests (Criterion, one binary), JVM integration tests (tests/integration/*.sh), fuzzing.
+# tests/*.mk fragments add build steps that integration tests need (e.g. tests/rewriter.mk).
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+# Everything but the two programs' main(): the agent's modules are pure enough to link into a test binary.
+UNIT_LIB_OBJ := $(filter-out $(BUILD)/obj/analyzer/main.o,$(ANALYZER_OBJ)) $(AGENT_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_LIBS := -lcriterion -llz4 -lunwind -lpthread -ldl -lrt -lm
+TEST_DEPS := all $(BUILD)/unit-tests
+-include $(filter-out tests/module.mk,$(wildcard tests/*.mk))
+
+$(BUILD)/unit-tests: $(UNIT_OBJ) $(UNIT_LIB_OBJ)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(UNIT_LIBS)
+
+.PHONY: test unit integration asan ubsan fuzz
+# The whole suite: unit tests, then every integration script; the last line is "test: N passed, N failed".
+test: $(TEST_DEPS)
+	$(Q)BUILD=$(BUILD) JAVA=$(JAVA) JDK25=$(JDK25) bash tests/run.sh
+
+unit: $(BUILD)/unit-tests
+	$(Q)$(BUILD)/unit-tests
+
+integration: $(TEST_DEPS)
+	$(Q)BUILD=$(BUILD) JAVA=$(JAVA) JDK25=$(JDK25) bash tests/run.sh --integration-only
+
+# Sanitizer builds of the analyzer and the unit tests, in their own build directory.
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
+		build-asan/unit-tests build-asan/emp-analyze
+	$(Q)ASAN_OPTIONS=detect_leaks=1 build-asan/unit-tests
+ubsan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-ubsan SAN=undefined OPT=-O1 build-ubsan/unit-tests
+	$(Q)build-ubsan/unit-tests
+
+# libFuzzer on the dump reader, FUZZ_SECONDS long (default 60), seeded from dumps the unit tests write.
+FUZZ_SECONDS ?= 60
+FUZZ_SEED ?= 1
+$(BUILD)/fuzz-dump-reader: tests/fuzz/fuzz_dump_reader.c $(DUMP_SRC) $(wildcard dump/*.h) | $(DEPS_STAMP)
+	$(if $(Q),@echo "  CLANG   $@")
+	$(Q)clang -g -O1 -std=c11 -D_GNU_SOURCE -Idump -fsanitize=fuzzer,address,undefined -o $@ \
+		tests/fuzz/fuzz_dump_reader.c $(DUMP_SRC) -llz4
+fuzz: $(BUILD)/fuzz-dump-reader $(BUILD)/unit-tests
+	$(Q)mkdir -p $(BUILD)/fuzz-corpus
+	$(Q)EMP_TEST_CORPUS=$(BUILD)/fuzz-corpus $(BUILD)/unit-tests --filter 'dump/*' >/dev/null
+	$(Q)$(BUILD)/fuzz-dump-reader -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -max_len=65536 \
+		$(BUILD)/fuzz-corpus
