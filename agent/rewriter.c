@@ -87,6 +87,7 @@ struct insn {
 	uint32_t ntramp;        /* trampolines in the island before this instruction */
 	/* new layout */
 	uint32_t island, prefix, start, nlen;
+	uint32_t suffix;        /* constructor: entry probe right after the super()/this() call */
 };
 
 struct tramp {
@@ -184,7 +185,7 @@ struct meth {
 	/* layout */
 	uint8_t push[3];
 	uint32_t push_len, hdr_len, exit_len, thr_len;
-	uint32_t body_end, h_post, h_pre, total;
+	uint32_t body_end, h_post, total;
 };
 
 static int cf_reason(int cferr)
@@ -716,13 +717,14 @@ static void layout(struct meth *m)
 		else
 			in->nlen = in->len;
 		pos += in->nlen;
+		if (m->is_ctor && (int32_t)i == m->super_idx) {
+			in->suffix = pos;
+			pos += m->exit_len;
+		}
 	}
 	m->body_end = pos;
 	m->h_post = pos;
 	pos += m->thr_len;
-	m->h_pre = pos;
-	if (m->is_ctor)
-		pos += m->thr_len;
 	m->total = pos;
 	/* Trampoline positions: island order = trampoline index order. */
 	for (uint32_t i = 0; i <= m->n; i++)
@@ -816,7 +818,10 @@ static void emit_code(struct meth *m, uint8_t *out)
 {
 	const uint8_t *c = m->code.code;
 	struct rw_class *rc = m->rc;
-	emit_probe(m, out, rc->mref_enter);
+	if (m->is_ctor)
+		emit_probe(m, out + m->ins[m->super_idx].suffix, rc->mref_enter);
+	else
+		emit_probe(m, out, rc->mref_enter);
 	for (uint32_t t = 0; t < m->ntr; t++) {
 		uint8_t *p = out + m->tr[t].pos;
 		p[0] = OP_GOTO_W;
@@ -865,10 +870,6 @@ static void emit_code(struct meth *m, uint8_t *out)
 	}
 	emit_probe(m, out + m->h_post, rc->mref_throw);
 	out[m->h_post + m->thr_len - 1] = OP_ATHROW;
-	if (m->is_ctor) {
-		emit_probe(m, out + m->h_pre, rc->mref_throw);
-		out[m->h_pre + m->thr_len - 1] = OP_ATHROW;
-	}
 }
 
 /* Exception table: original entries remapped, then the catch-all pieces. */
@@ -888,11 +889,11 @@ static int build_exc(struct meth *m, struct emp_cf_exc **out, uint16_t *count)
 	}
 	for (uint32_t i = 0; i < m->n; i++) {
 		const struct insn *in = &m->ins[i];
-		if (in->kind == K_RETURN)
+		if (in->kind == K_RETURN || (m->is_ctor && (int32_t)i <= m->super_idx))
 			continue;
-		uint16_t h = (uint16_t)(m->is_ctor && (int32_t)i <= m->super_idx ? m->h_pre : m->h_post);
+		uint16_t h = (uint16_t)m->h_post;
 		uint32_t s = in->prefix, end = in->start + in->nlen;
-		if (k > m->code.exc_count && e[k - 1].end_pc == s && e[k - 1].handler_pc == h) {
+		if (k > m->code.exc_count && e[k - 1].end_pc == s) {
 			e[k - 1].end_pc = (uint16_t)end;
 			continue;
 		}
@@ -915,8 +916,7 @@ static int build_smt(struct meth *m, struct buf *b)
 {
 	static const uint8_t throwable[] = "java/lang/Throwable";
 	struct vt thr = { .tag = VT_OBJECT, .name = throwable, .nlen = sizeof(throwable) - 1 };
-	struct vt uthis = { .tag = VT_UTHIS };
-	struct frm hpost = { 0, 1, NULL, &thr }, hpre = { 1, 1, &uthis, &thr };
+	struct frm hpost = { 0, 1, NULL, &thr };
 	const struct frm *prev = &m->init;
 	int64_t prev_pos = -1;
 	uint32_t count = 0;
@@ -947,8 +947,6 @@ static int build_smt(struct meth *m, struct buf *b)
 			EMIT(&m->fr[m->frame_at[i]], m->ins[i].prefix);
 	}
 	EMIT(&hpost, m->h_post);
-	if (m->is_ctor)
-		EMIT(&hpre, m->h_pre);
 #undef EMIT
 	if (count > 0xFFFF)
 		return -EMP_REWRITE_E_BAD_STACKMAP;
@@ -1030,6 +1028,8 @@ static void set_push(struct meth *m, int32_t id, int ldc_idx)
 		m->push_len = 3;
 	}
 	m->hdr_len = m->exit_len = m->push_len + 3;
+	if (m->is_ctor)
+		m->hdr_len = 0; /* the entry probe follows the super()/this() call instead */
 	m->thr_len = m->push_len + 4;
 }
 

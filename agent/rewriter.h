@@ -8,7 +8,8 @@
  *
  * What a selected method (one with a Code attribute) looks like afterwards, with ID its probe id:
  *
- *     push ID; invokestatic Probe.enter(I)V        -- at pc 0, not covered by any handler
+ *     push ID; invokestatic Probe.enter(I)V        -- at pc 0 (constructors: see below), not
+ *                                                     covered by any handler
  *     <original body>                              -- every *return is preceded by
  *                                                     push ID; invokestatic Probe.exit(I)V
  *     H: push ID; invokestatic Probe.exitThrow(I)V; athrow
@@ -21,17 +22,19 @@
  * Probe.enter/exit/exitThrow must record first and never throw; an error raised while *invoking*
  * them (StackOverflowError at the call) is the one case where a record can be missing.
  *
- * Constructors: the code before the super()/this() call runs with `this` uninitialised, and the
- * verifier only accepts a handler there whose stack-map frame holds uninitializedThis and that ends in
- * athrow.  A constructor therefore gets two handlers: H_pre (frame: locals [uninitializedThis], stack
- * [Throwable]) covering pc after the entry probe up to and including the invokespecial <init> call on
- * `this`, and H_post (frame: locals [], stack [Throwable]) for the rest.  Both record exitThrow and
- * rethrow, so a constructor that throws while evaluating super()'s arguments, inside super(), or after
- * it, still records exactly one exit, and nesting is exact: enter(Sub.<init>) precedes the
- * enter/exit of Super.<init>.  The super()/this() call is found by pairing `new` with invokespecial
- * <init> in code order; the rewriter then checks that the pre-call code is a region on its own (no
- * branch in or out, no return, no handler, stack-map frames agree) and skips the constructor
- * (EMP_REWRITE_E_CTOR_SHAPE) otherwise.
+ * Constructors: the verifier rejects any handler that covers the invokespecial which initialises
+ * `this` (HotSpot re-checks the handler with the post-call frame plus flagThisUninit, which no
+ * stack-map frame can accept), so an exception thrown by super()/this() itself can never be seen by a
+ * catch-all in the constructor.  To keep enter/exit exactly balanced the entry probe of a constructor
+ * is placed right AFTER the super()/this() call, and the catch-all covers only the code after it.
+ * Consequences: the constructor's span starts when super()/this() has returned; Super.<init> (and
+ * whatever runs while super()'s arguments are evaluated) is recorded as a sibling that precedes
+ * Sub.<init>, not as its child; a delegating this(...) constructor's target likewise precedes it; a
+ * constructor that throws before or inside super() records neither enter nor exit.  The super()/this()
+ * call is found by pairing `new` with invokespecial <init> in code order; the rewriter then checks
+ * that the code up to it is a region of its own (no branch in or out, no return, no handler, stack-map
+ * frames agree: uninitializedThis in local 0 before, nowhere after) and otherwise skips the
+ * constructor (EMP_REWRITE_E_CTOR_SHAPE).  java/lang/Object.<init> is an ordinary method.
  *
  * Branches that no longer fit in 16 bits: goto becomes goto_w; a conditional branch is redirected to
  * a `goto_w target` trampoline placed in an island right after an instruction that does not fall
