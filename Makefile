@@ -65,6 +65,23 @@ include java-sut/module.mk
 include tests/module.mk
 include bench/module.mk
 
+# The first command of the README: profile a workload with known hot spots (60/30/10 % of CPU in three methods)
+# and trace a small synthetic call tree, then print what the analyzer makes of both.
+DEMO_JAVA ?= $(JAVA)
+.PHONY: demo
+demo: all
+	@echo "== emp sample mode: emp.sut.Hotspots (60/30/10 % of CPU in hot60/hot30/hot10), 1 ms interval, 3 s"
+	$(Q)$(DEMO_JAVA) -agentpath:$(CURDIR)/$(BUILD)/libemp.so=mode=sample,interval=1ms,out=$(BUILD)/demo-sample.emp \
+		-cp $(BUILD)/java-sut.jar emp.sut.Hotspots --seconds 3
+	$(Q)$(BUILD)/emp-analyze top --limit 8 $(BUILD)/demo-sample.emp
+	@echo
+	@echo "== emp trace mode: emp.sut.CallTree depth 2, every method of emp.sut.tree.* traced, 20 iterations"
+	$(Q)$(DEMO_JAVA) -agentpath:$(CURDIR)/$(BUILD)/libemp.so=mode=trace,include=emp.sut.tree.*,out=$(BUILD)/demo-trace.emp \
+		-cp $(BUILD)/java-sut.jar emp.sut.CallTree --depth 2 --warmup 0 --iterations 20
+	$(Q)$(BUILD)/emp-analyze calls $(BUILD)/demo-trace.emp
+	@echo
+	@echo "dumps: $(BUILD)/demo-sample.emp $(BUILD)/demo-trace.emp  (try: $(BUILD)/emp-analyze flame $(BUILD)/demo-sample.emp -o flame.svg)"
+
 clean:
 	rm -rf $(BUILD) build-*
 
