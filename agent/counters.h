@@ -10,9 +10,41 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+/* Rewriter outcomes by reason (agent/rewriter.h EMP_REWRITE_REASONS, same order; tracer.c checks the order at
+ * compile time): methods left unchanged (rewrite_skip_*) and classes left unchanged (rewrite_fail_*). */
+#define EMP_COUNTER_REWRITE_LIST(X)                                                                            \
+	X(RW_SKIP_NOMEM, "rewrite_skip_nomem")                                                                 \
+	X(RW_SKIP_TRUNCATED, "rewrite_skip_truncated")                                                         \
+	X(RW_SKIP_BAD_MAGIC, "rewrite_skip_bad_magic")                                                         \
+	X(RW_SKIP_BAD_VERSION, "rewrite_skip_bad_version")                                                     \
+	X(RW_SKIP_BAD_CLASS, "rewrite_skip_bad_class")                                                         \
+	X(RW_SKIP_CP_FULL, "rewrite_skip_cp_full")                                                             \
+	X(RW_SKIP_BAD_CODE, "rewrite_skip_bad_code")                                                           \
+	X(RW_SKIP_JSR, "rewrite_skip_jsr")                                                                     \
+	X(RW_SKIP_CODE_TOO_LARGE, "rewrite_skip_code_too_large")                                               \
+	X(RW_SKIP_EXC_TABLE_FULL, "rewrite_skip_exc_table_full")                                               \
+	X(RW_SKIP_BRANCH_OVERFLOW, "rewrite_skip_branch_overflow")                                             \
+	X(RW_SKIP_BAD_STACKMAP, "rewrite_skip_bad_stackmap")                                                   \
+	X(RW_SKIP_CTOR_SHAPE, "rewrite_skip_ctor_shape")                                                       \
+	X(RW_SKIP_CODE_ATTR, "rewrite_skip_code_attr")                                                         \
+	X(RW_FAIL_NOMEM, "rewrite_fail_nomem")                                                                 \
+	X(RW_FAIL_TRUNCATED, "rewrite_fail_truncated")                                                         \
+	X(RW_FAIL_BAD_MAGIC, "rewrite_fail_bad_magic")                                                         \
+	X(RW_FAIL_BAD_VERSION, "rewrite_fail_bad_version")                                                     \
+	X(RW_FAIL_BAD_CLASS, "rewrite_fail_bad_class")                                                         \
+	X(RW_FAIL_CP_FULL, "rewrite_fail_cp_full")                                                             \
+	X(RW_FAIL_BAD_CODE, "rewrite_fail_bad_code")                                                           \
+	X(RW_FAIL_JSR, "rewrite_fail_jsr")                                                                     \
+	X(RW_FAIL_CODE_TOO_LARGE, "rewrite_fail_code_too_large")                                               \
+	X(RW_FAIL_EXC_TABLE_FULL, "rewrite_fail_exc_table_full")                                               \
+	X(RW_FAIL_BRANCH_OVERFLOW, "rewrite_fail_branch_overflow")                                             \
+	X(RW_FAIL_BAD_STACKMAP, "rewrite_fail_bad_stackmap")                                                   \
+	X(RW_FAIL_CTOR_SHAPE, "rewrite_fail_ctor_shape")                                                       \
+	X(RW_FAIL_CODE_ATTR, "rewrite_fail_code_attr")
+
 /* X(enum name, dump name) — the dump name is what the analyzer prints; keep it stable. */
 #define EMP_COUNTER_LIST(X)                                                                                    \
-	X(RECORDS_WRITTEN, "records_written")             /* ring records the writer turned into events */    \
+	X(RECORDS_WRITTEN, "records_written")             /* ring records the writer turned into events */     \
 	X(RING_FULL_DROPPED, "lost_ring_full")            /* record dropped: ring full (onfull=drop, samples) */ \
 	X(RING_FULL_WAITS, "ring_full_waits")             /* a producer waited for room (onfull=block) */      \
 	X(AFTER_SHUTDOWN, "lost_after_shutdown")          /* record produced after the writer stopped */       \
@@ -25,7 +57,11 @@
 	X(CLASSES_REWRITTEN, "classes_rewritten")         /* trace mode */                                     \
 	X(CLASSES_FAILED, "classes_failed")               /* trace mode: left unchanged, see rewrite_* */      \
 	X(METHODS_INSTRUMENTED, "methods_instrumented")   /* trace mode */                                     \
-	X(METHODS_SKIPPED, "methods_skipped")             /* trace mode: left unchanged, see rewrite_* */
+	X(METHODS_SKIPPED, "methods_skipped")             /* trace mode: left unchanged, see rewrite_* */      \
+	X(CLASSES_NOT_SELECTED, "classes_not_selected")   /* trace mode: loaded, no method selected */         \
+	X(CLASSES_RETRANSFORMED, "classes_retransformed")/* trace mode: loaded before VMInit, retransformed */ \
+	X(RETRANSFORM_FAILED, "retransform_failed")       /* trace mode: RetransformClasses refused a class */ \
+	EMP_COUNTER_REWRITE_LIST(X)
 
 enum emp_counter {
 #define EMP_COUNTER_ENUM(id, name) EMP_C_##id,

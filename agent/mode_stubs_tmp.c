@@ -4,4 +4,3 @@
 static int refuse(jvmtiEnv *j, const struct emp_options *o, jvmtiCapabilities *c, jvmtiEventCallbacks *cb, char *err, size_t n)
 { (void)j; (void)c; (void)cb; snprintf(err, n, "mode=%s is not built yet", emp_mode_name(o->mode)); return -1; }
 const struct emp_mode_ops emp_sampler_ops = { .name = "sample", .onload = refuse };
-const struct emp_mode_ops emp_tracer_ops = { .name = "trace", .onload = refuse };

@@ -43,6 +43,7 @@ struct emp_thread {
 	volatile sig_atomic_t nesting;
 	/* trace mode, owned by the thread */
 	uint32_t trace_depth;     /* open entries */
+	uint32_t trace_skip;      /* onfull=drop: depth whose entry was dropped (its subtree is dropped), 0 = none */
 	/* sample mode, owned by the sampler */
 	void *sampler;
 	void *jni;                /* JNIEnv of this thread, saved at attach for AsyncGetCallTrace */

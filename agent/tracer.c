@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: MIT */
+/* tracer.c - trace mode: class rewriting at load, the emp/Probe natives, retransformation at VMInit; see tracer.h.
+ *
+ * The probes run on the traced thread, interleaved with its Java code; the only other party touching the thread's
+ * state is the sampler's signal handler (sample mode with iteration=), kept out by the nesting guard:
+ *   probe: nesting = 1; signal fence; ... ring reserve/commit ...; signal fence; nesting = 0
+ * A handler that interrupts the probe sees nesting != 0 and does not touch the ring (sampler.c counts that).  The
+ * fences are signal fences (compiler barriers): handler and probe run on the same CPU thread.
+ */
+#include "tracer.h"
+
+#include <errno.h>
+#include <jni.h>
+#include <jvmti.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "counters.h"
+#include "dump.h"
+#include "filter.h"
+#include "log.h"
+#include "probe_class.h"
+#include "rewriter.h"
+#include "ring.h"
+#include "symbols.h"
+#include "thread.h"
+#include "writer.h"
+
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* The per-reason counters of counters.h must follow EMP_REWRITE_REASONS one for one. */
+#define EMP_TRACER_CHECK_ORDER(name, str)                                                                      \
+	_Static_assert(EMP_C_RW_SKIP_##name - EMP_C_RW_SKIP_NOMEM == EMP_REWRITE_E_##name - 1,                 \
+		       "counters.h rewrite_skip_* out of order");                                              \
+	_Static_assert(EMP_C_RW_FAIL_##name - EMP_C_RW_FAIL_NOMEM == EMP_REWRITE_E_##name - 1,                 \
+		       "counters.h rewrite_fail_* out of order");
+EMP_REWRITE_REASONS(EMP_TRACER_CHECK_ORDER)
+#undef EMP_TRACER_CHECK_ORDER
+_Static_assert(EMP_C_RW_SKIP_CODE_ATTR - EMP_C_RW_SKIP_NOMEM == EMP_REWRITE_NREASONS - 2, "reason count");
+
+static struct {
+	jvmtiEnv *jvmti;
+	struct emp_filter *filter; /* NULL for the iteration-only hooks */
+	char *iter_class;          /* iteration=: class with dots, or NULL */
+	char *iter_method;
+	enum emp_onfull onfull;
+	jobject boot_module;       /* global ref: emp/Probe's module; set before ready */
+	/* 1 once emp/Probe is defined and bound: the hook may rewrite.  (R) store_release in define_probe() pairs
+	 * with (S) load_acquire in on_class_file_load(): a rewritten class is defined only after its probes exist. */
+	_Atomic int ready;
+	/* VMDeath came: records from now on are counted as lost_after_shutdown instead of written.  Relaxed: a hint
+	 * on the probe path; a record committed in the instant between VMDeath and the writer's final drain is still
+	 * written, one committed after the drain stays in the ring (a race the JVM's shutdown makes unavoidable). */
+	_Atomic int stopped;
+} tr;
+
+/* ---- probe fast path ------------------------------------------------------------------------------------------ */
+
+/* A thread that reaches a probe without a state: threads that started before VMInit (JDK system threads) or that
+ * the JVM did not announce with ThreadStart.  Cold path: JVMTI GetThreadInfo and an allocation. */
+static __attribute__((noinline, cold)) struct emp_thread *attach_lazily(JNIEnv *env)
+{
+	jvmtiThreadInfo info;
+	memset(&info, 0, sizeof(info));
+	int have = (*tr.jvmti)->GetThreadInfo(tr.jvmti, NULL, &info) == JVMTI_ERROR_NONE;
+	struct emp_thread *t = emp_thread_attach(have ? info.name : NULL, EMP_THREAD_JAVA, env);
+	if (have && info.name)
+		(*tr.jvmti)->Deallocate(tr.jvmti, (unsigned char *)info.name);
+	if (!t)
+		emp_count(EMP_C_NO_THREAD_STATE, 1);
+	return t;
+}
+
+/* onfull=block, ring full: wake the writer and yield until there is room.  Return: the reserved record, or NULL
+ * when the writer is gone (the record is then counted lost_after_shutdown). */
+static __attribute__((noinline, cold)) struct emp_rec_trace *wait_for_room(struct emp_thread *t)
+{
+	struct emp_rec_trace *rec;
+	emp_count(EMP_C_RING_FULL_WAITS, 1);
+	while (!(rec = emp_ring_reserve(&t->ring, sizeof(*rec)))) {
+		if (!emp_writer_alive()) {
+			emp_count(EMP_C_AFTER_SHUTDOWN, 1);
+			return NULL;
+		}
+		emp_writer_wake();
+		sched_yield();
+	}
+	return rec;
+}
+
+/* onfull=drop, an entry at depth @depth (1 = outermost): reserve 16 bytes only when the ring also has room for the
+ * exits of all @depth open calls, so that an exit never finds the ring full.  Trace records are all 16 bytes and
+ * the ring size is a power of two, so exits never need a PAD; the larger trial reservation may add one, and the
+ * remaining room then still covers the exits.  Return: the record, or NULL (nothing reserved). */
+static inline struct emp_rec_trace *reserve_with_headroom(struct emp_ring *r, uint32_t depth)
+{
+	uint64_t headroom = (uint64_t)depth * sizeof(struct emp_rec_trace);
+	if (headroom + sizeof(struct emp_rec_trace) > r->size)
+		return NULL;
+	struct emp_rec_trace *rec = emp_ring_reserve(r, (uint32_t)(headroom + sizeof(*rec)));
+	if (rec)
+		r->reserved_head -= headroom; /* commit publishes only our record */
+	return rec;
+}
+
+static inline struct emp_thread *probe_begin(JNIEnv *env)
+{
+	struct emp_thread *t = emp_tls_thread;
+	if (unlikely(!t) && !(t = attach_lazily(env)))
+		return NULL;
+	if (unlikely(t->nesting)) {
+		emp_count(EMP_C_REENTRANT, 1);
+		return NULL;
+	}
+	t->nesting = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	return t;
+}
+
+static inline void probe_end(struct emp_thread *t)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	t->nesting = 0;
+}
+
+static void JNICALL probe_enter(JNIEnv *env, jclass cls, jint id)
+{
+	(void)cls;
+	struct emp_thread *t = probe_begin(env);
+	if (!t)
+		return;
+	uint64_t now = emp_clock_ticks();
+	uint32_t depth = ++t->trace_depth;
+	struct emp_rec_trace *rec;
+	if (unlikely(t->trace_skip)) {
+		emp_count(EMP_C_RING_FULL_DROPPED, 1); /* inside a dropped subtree (onfull=drop) */
+		goto out;
+	}
+	if (unlikely(atomic_load_explicit(&tr.stopped, memory_order_relaxed))) {
+		emp_count(EMP_C_AFTER_SHUTDOWN, 1);
+		goto out;
+	}
+	if (tr.onfull == EMP_ONFULL_DROP) {
+		if (!(rec = reserve_with_headroom(&t->ring, depth))) {
+			emp_count(EMP_C_RING_FULL_DROPPED, 1);
+			t->trace_skip = depth;
+			goto out;
+		}
+	} else if (unlikely(!(rec = emp_ring_reserve(&t->ring, sizeof(*rec)))) && !(rec = wait_for_room(t))) {
+		goto out;
+	}
+	rec->hdr = EMP_REC_HDR(EMP_REC_ENTER, sizeof(*rec));
+	rec->method = (uint32_t)id;
+	rec->ticks = now;
+	emp_ring_commit(&t->ring);
+out:
+	probe_end(t);
+}
+
+static inline void probe_exit_common(JNIEnv *env, jint id, uint32_t type)
+{
+	struct emp_thread *t = probe_begin(env);
+	if (!t)
+		return;
+	uint64_t now = emp_clock_ticks();
+	struct emp_rec_trace *rec;
+	if (unlikely(!t->trace_depth)) {
+		/* No open entry: the call began before this thread had a state, or before its class was rewritten
+		 * (an instrumented caller returning into old code cannot happen: running frames keep their code). */
+		emp_count(EMP_C_UNBALANCED_EXIT, 1);
+		goto out;
+	}
+	uint32_t depth = t->trace_depth--;
+	if (unlikely(t->trace_skip)) {
+		if (t->trace_skip == depth)
+			t->trace_skip = 0; /* the dropped subtree is closed */
+		emp_count(EMP_C_RING_FULL_DROPPED, 1);
+		goto out;
+	}
+	if (unlikely(atomic_load_explicit(&tr.stopped, memory_order_relaxed))) {
+		emp_count(EMP_C_AFTER_SHUTDOWN, 1);
+		goto out;
+	}
+	/* With onfull=drop the entry reserved room for this record, so the wait below is not taken. */
+	if (unlikely(!(rec = emp_ring_reserve(&t->ring, sizeof(*rec)))) && !(rec = wait_for_room(t)))
+		goto out;
+	rec->hdr = EMP_REC_HDR(type, sizeof(*rec));
+	rec->method = (uint32_t)id;
+	rec->ticks = now;
+	emp_ring_commit(&t->ring);
+out:
+	probe_end(t);
+}
+
+static void JNICALL probe_exit(JNIEnv *env, jclass cls, jint id)
+{
+	(void)cls;
+	probe_exit_common(env, id, EMP_REC_EXIT);
+}
+
+static void JNICALL probe_exit_throw(JNIEnv *env, jclass cls, jint id)
+{
+	(void)cls;
+	probe_exit_common(env, id, EMP_REC_EXIT_THROW);
+}
+
+/* ---- selection and rewriting ---------------------------------------------------------------------------------- */
+
+/* Is @klass (internal form, slashes) the class named by @dotted (dots)? */
+static int same_class(const char *klass, const char *dotted)
+{
+	for (; *klass && *dotted; klass++, dotted++)
+		if (*klass != (*dotted == '.' ? '/' : *dotted) && *klass != *dotted)
+			return 0;
+	return !*klass && !*dotted;
+}
+
+static int is_iteration(const char *klass, const char *method)
+{
+	return tr.iter_class && same_class(klass, tr.iter_class) && (!method || !strcmp(method, tr.iter_method));
+}
+
+static int class_may_be_selected(const char *klass)
+{
+	if (!strcmp(klass, "emp/Probe") || !strncmp(klass, "emp/Probe$", 10))
+		return 0;
+	return is_iteration(klass, NULL) || (tr.filter && emp_filter_may_select_class(tr.filter, klass));
+}
+
+static int32_t select_method(void *ctx, const char *klass, const char *method, const char *descriptor,
+			     uint16_t access_flags)
+{
+	(void)access_flags;
+	int iter = is_iteration(klass, method);
+	if (!iter && !(tr.filter && emp_filter_selects(tr.filter, klass, method)))
+		return -1;
+	int64_t id = emp_symbols_add_method(EMP_FRAME_JAVA, iter ? EMP_METHOD_ITERATION : 0, klass, method,
+					    descriptor);
+	if (id < 0 || id > INT32_MAX)
+		return -1;
+	++*(unsigned *)ctx;
+	return (int32_t)id;
+}
+
+static void count_stats(const struct emp_rewrite_stats *st)
+{
+	emp_count(EMP_C_CLASSES_REWRITTEN, st->classes_rewritten);
+	emp_count(EMP_C_METHODS_INSTRUMENTED, st->methods_instrumented);
+	for (int i = 1; i < EMP_REWRITE_NREASONS; i++) {
+		if (st->methods_skipped[i]) {
+			emp_count(EMP_C_METHODS_SKIPPED, st->methods_skipped[i]);
+			emp_count((enum emp_counter)(EMP_C_RW_SKIP_NOMEM + i - 1), st->methods_skipped[i]);
+		}
+		if (st->classes_failed[i]) {
+			emp_count(EMP_C_CLASSES_FAILED, st->classes_failed[i]);
+			emp_count((enum emp_counter)(EMP_C_RW_FAIL_NOMEM + i - 1), st->classes_failed[i]);
+		}
+	}
+}
+
+/* A class of a named module must read emp/Probe's module (the bootstrap loader's unnamed module) before its
+ * rewritten code runs; unnamed modules read every module already.  @klass: internal name of the class being
+ * loaded by @loader.  Failures are logged: the class would then throw IllegalAccessError at its first probe. */
+static void add_module_read(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *klass)
+{
+	const char *slash = strrchr(klass, '/');
+	char pkg[1024];
+	if (!slash || (size_t)(slash - klass) >= sizeof(pkg))
+		return; /* unnamed package: never in a named module */
+	memcpy(pkg, klass, (size_t)(slash - klass));
+	pkg[slash - klass] = 0;
+	jobject module = NULL;
+	if ((*jvmti)->GetNamedModule(jvmti, loader, pkg, &module) != JVMTI_ERROR_NONE || !module)
+		return;
+	jvmtiError e = (*jvmti)->AddModuleReads(jvmti, module, tr.boot_module);
+	if (e != JVMTI_ERROR_NONE)
+		emp_warn("cannot make the module of %s read emp/Probe's module (JVMTI error %d)", klass, e);
+	(*jni)->DeleteLocalRef(jni, module);
+}
+
+static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject loader,
+				       const char *name, jobject protection_domain, jint len, const unsigned char *data,
+				       jint *new_len, unsigned char **new_data)
+{
+	(void)redefined;
+	(void)protection_domain;
+	/* (S) acquire; pairs with (R) in define_probe().  Before that, classes are left alone (and retransformed
+	 * at VMInit if they may be selected). */
+	if (!name || !atomic_load_explicit(&tr.ready, memory_order_acquire))
+		return;
+	if (!class_may_be_selected(name)) {
+		emp_count(EMP_C_CLASSES_NOT_SELECTED, 1);
+		return;
+	}
+	struct emp_rewrite_stats st;
+	memset(&st, 0, sizeof(st));
+	unsigned selected = 0;
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	int rc = emp_rewrite_class(data, (size_t)len, select_method, &selected, NULL, &out, &out_len, &st);
+	count_stats(&st);
+	if (rc) {
+		emp_debug("class %s left unchanged: %s", name, emp_rewrite_reason_str(rc));
+		return;
+	}
+	if (!selected)
+		emp_count(EMP_C_CLASSES_NOT_SELECTED, 1);
+	if (!out)
+		return;
+	unsigned char *mem = NULL;
+	if (out_len > INT32_MAX || (*jvmti)->Allocate(jvmti, (jlong)out_len, &mem) != JVMTI_ERROR_NONE) {
+		free(out);
+		emp_count(EMP_C_CLASSES_FAILED, 1);
+		emp_count(EMP_C_RW_FAIL_NOMEM, 1);
+		return;
+	}
+	memcpy(mem, out, out_len);
+	free(out);
+	add_module_read(jvmti, jni, loader, name);
+	*new_len = (jint)out_len;
+	*new_data = mem;
+}
+
+/* ---- life cycle ----------------------------------------------------------------------------------------------- */
+
+/* Define emp/Probe in the bootstrap loader, bind its natives, remember its module.  Return: 0 or -1 (logged). */
+static int define_probe(JNIEnv *jni)
+{
+	static const JNINativeMethod natives[] = {
+		{ (char *)"enter", (char *)"(I)V", (void *)probe_enter },
+		{ (char *)"exit", (char *)"(I)V", (void *)probe_exit },
+		{ (char *)"exitThrow", (char *)"(I)V", (void *)probe_exit_throw },
+	};
+	jclass probe = (*jni)->DefineClass(jni, "emp/Probe", NULL, (const jbyte *)emp_probe_class,
+					   (jsize)emp_probe_class_len);
+	if (!probe || (*jni)->RegisterNatives(jni, probe, natives, 3) != JNI_OK) {
+		(*jni)->ExceptionClear(jni);
+		emp_error("cannot define the probe class emp/Probe in the bootstrap loader; nothing is traced");
+		return -1;
+	}
+	jclass cls = (*jni)->FindClass(jni, "java/lang/Class");
+	jmethodID get_module = cls ? (*jni)->GetMethodID(jni, cls, "getModule", "()Ljava/lang/Module;") : NULL;
+	jobject module = get_module ? (*jni)->CallObjectMethod(jni, probe, get_module) : NULL;
+	if ((*jni)->ExceptionCheck(jni) || !module) {
+		/* A JDK without modules (8): nothing to read. */
+		(*jni)->ExceptionClear(jni);
+	} else {
+		tr.boot_module = (*jni)->NewGlobalRef(jni, module);
+	}
+	/* (R) release: the probe class, its natives and boot_module before any rewritten class; pairs with (S). */
+	atomic_store_explicit(&tr.ready, 1, memory_order_release);
+	return 0;
+}
+
+/* Classes loaded before emp/Probe existed that the filters may select: retransform them now, in one call, and
+ * one by one when the batch is refused (one bad class must not keep the others untraced). */
+static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	jint n = 0;
+	jclass *classes = NULL;
+	if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE)
+		return;
+	jint m = 0;
+	for (jint i = 0; i < n; i++) {
+		char *sig = NULL;
+		jboolean modifiable = JNI_FALSE;
+		int keep = 0;
+		if ((*jvmti)->GetClassSignature(jvmti, classes[i], &sig, NULL) == JVMTI_ERROR_NONE && sig &&
+		    sig[0] == 'L') {
+			size_t sl = strlen(sig);
+			sig[sl - 1] = 0;
+			keep = class_may_be_selected(sig + 1) &&
+			       (*jvmti)->IsModifiableClass(jvmti, classes[i], &modifiable) == JVMTI_ERROR_NONE &&
+			       modifiable;
+		}
+		if (sig)
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+		if (keep)
+			classes[m++] = classes[i];
+		else
+			(*jni)->DeleteLocalRef(jni, classes[i]);
+	}
+	if (m && (*jvmti)->RetransformClasses(jvmti, m, classes) == JVMTI_ERROR_NONE) {
+		emp_count(EMP_C_CLASSES_RETRANSFORMED, (uint64_t)m);
+	} else {
+		for (jint i = 0; i < m; i++) {
+			jvmtiError e = (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]);
+			emp_count(e == JVMTI_ERROR_NONE ? EMP_C_CLASSES_RETRANSFORMED : EMP_C_RETRANSFORM_FAILED, 1);
+			if (e != JVMTI_ERROR_NONE)
+				emp_debug("RetransformClasses refused a class (JVMTI error %d)", e);
+		}
+	}
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	for (jint i = 0; i < m; i++)
+		(*jni)->DeleteLocalRef(jni, classes[i]);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+}
+
+/* Split iteration=pkg.Class.method into class and method.  Return: 0 or -1 (message in @err). */
+static int set_iteration(const char *iteration, char *err, size_t errlen)
+{
+	if (!iteration)
+		return 0;
+	const char *dot = strrchr(iteration, '.');
+	tr.iter_class = strndup(iteration, (size_t)(dot - iteration));
+	tr.iter_method = strdup(dot + 1);
+	if (!tr.iter_class || !tr.iter_method) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int add_hook(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapabilities *caps, jvmtiEventCallbacks *cb,
+		    char *err, size_t errlen)
+{
+	tr.jvmti = jvmti;
+	tr.onfull = o->onfull;
+	if (set_iteration(o->iteration, err, errlen))
+		return -1;
+	caps->can_retransform_classes = 1;
+	caps->can_generate_all_class_hook_events = 1;
+	cb->ClassFileLoadHook = on_class_file_load;
+	return 0;
+}
+
+static int tracer_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapabilities *caps,
+			 jvmtiEventCallbacks *cb, char *err, size_t errlen)
+{
+	if (!(tr.filter = emp_filter_new())) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < o->n_include; i++)
+		if (emp_filter_add(tr.filter, "include", o->include[i], err, errlen))
+			return -1;
+	for (size_t i = 0; i < o->n_exclude; i++)
+		if (emp_filter_add(tr.filter, "exclude", o->exclude[i], err, errlen))
+			return -1;
+	return add_hook(jvmti, o, caps, cb, err, errlen);
+}
+
+static int iteration_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapabilities *caps,
+			    jvmtiEventCallbacks *cb, char *err, size_t errlen)
+{
+	if (!o->iteration)
+		return 0;
+	return add_hook(jvmti, o, caps, cb, err, errlen);
+}
+
+static int tracer_enable(jvmtiEnv *jvmti, char *err, size_t errlen)
+{
+	if (!tr.jvmti)
+		return 0; /* iteration-only hooks without iteration= */
+	jvmtiError e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+	if (e != JVMTI_ERROR_NONE) {
+		snprintf(err, errlen, "cannot enable the ClassFileLoadHook (JVMTI error %d)", e);
+		return -1;
+	}
+	return 0;
+}
+
+static void tracer_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	(void)thread;
+	if (!tr.jvmti || define_probe(jni))
+		return;
+	retransform_loaded(jvmti, jni);
+}
+
+static void tracer_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	(void)jvmti;
+	(void)jni;
+	atomic_store_explicit(&tr.stopped, 1, memory_order_relaxed);
+}
+
+const struct emp_mode_ops emp_tracer_ops = {
+	.name = "trace",
+	.onload = tracer_onload,
+	.enable = tracer_enable,
+	.vm_init = tracer_vm_init,
+	.vm_death = tracer_vm_death,
+};
+
+const struct emp_mode_ops emp_tracer_iteration_ops = {
+	.name = "trace-iteration",
+	.onload = iteration_onload,
+	.enable = tracer_enable,
+	.vm_init = tracer_vm_init,
+	.vm_death = tracer_vm_death,
+};
