@@ -5,5 +5,6 @@
 #define EMP_COMMANDS_H
 
 int emp_cmd_info(int argc, char **argv);
+int emp_cmd_tree(int argc, char **argv);
 
 #endif /* EMP_COMMANDS_H */

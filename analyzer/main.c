@@ -12,6 +12,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "info", emp_cmd_info, "header, threads, event counts, loss counters and completeness of dumps" },
+	{ "tree", emp_cmd_tree, "calling-context tree with inclusive and self figures" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/* cct.c - calling-context tree; see cct.h.
+ *
+ * Nodes live in blocks of BLOCK nodes that are never reallocated (stable pointers).  Child lookup goes through one
+ * open-addressing hash table keyed by (parent id, gid), linear probing, at most half full. */
+#include "cct.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define BLOCK_BITS 12
+#define BLOCK (1u << BLOCK_BITS)
+#define EMPTY UINT32_MAX
+
+struct emp_cct {
+	struct emp_cct_node **blocks;
+	uint32_t nblocks;
+	uint32_t n;      /* nodes */
+	uint32_t *slots; /* node ids, EMPTY when free */
+	uint32_t nslots;
+};
+
+static uint32_t slot_of(uint32_t parent, uint32_t gid, uint32_t mask)
+{
+	uint64_t k = ((uint64_t)parent << 32 | gid) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(k >> 32) & mask;
+}
+
+struct emp_cct_node *emp_cct_node(const struct emp_cct *c, uint32_t id)
+{
+	return &c->blocks[id >> BLOCK_BITS][id & (BLOCK - 1)];
+}
+
+static struct emp_cct_node *new_node(struct emp_cct *c)
+{
+	if (c->n == c->nblocks * BLOCK) {
+		c->blocks = emp_xrealloc(c->blocks, (c->nblocks + 1) * sizeof(*c->blocks));
+		c->blocks[c->nblocks++] = emp_xcalloc(BLOCK, sizeof(struct emp_cct_node));
+	}
+	struct emp_cct_node *n = emp_cct_node(c, c->n);
+	n->id = c->n++;
+	return n;
+}
+
+struct emp_cct *emp_cct_new(void)
+{
+	struct emp_cct *c = emp_xcalloc(1, sizeof(*c));
+	c->nslots = 1024;
+	c->slots = emp_xmalloc(c->nslots * sizeof(*c->slots));
+	memset(c->slots, 0xff, c->nslots * sizeof(*c->slots));
+	struct emp_cct_node *root = new_node(c);
+	root->gid = EMP_CCT_NO_SYMBOL;
+	return c;
+}
+
+void emp_cct_free(struct emp_cct *c)
+{
+	if (!c)
+		return;
+	for (uint32_t i = 0; i < c->nblocks; i++)
+		free(c->blocks[i]);
+	free(c->blocks);
+	free(c->slots);
+	free(c);
+}
+
+struct emp_cct_node *emp_cct_root(struct emp_cct *c)
+{
+	return emp_cct_node(c, 0);
+}
+
+uint32_t emp_cct_size(const struct emp_cct *c)
+{
+	return c->n;
+}
+
+/* The slot holding (parent, gid), or the free slot where it belongs. */
+static uint32_t *lookup(const struct emp_cct *c, uint32_t parent, uint32_t gid)
+{
+	uint32_t mask = c->nslots - 1;
+	for (uint32_t i = slot_of(parent, gid, mask);; i = (i + 1) & mask) {
+		uint32_t id = c->slots[i];
+		if (id == EMPTY)
+			return &c->slots[i];
+		const struct emp_cct_node *n = emp_cct_node(c, id);
+		if (n->gid == gid && n->parent && n->parent->id == parent)
+			return &c->slots[i];
+	}
+}
+
+static void grow_slots(struct emp_cct *c)
+{
+	free(c->slots);
+	c->nslots *= 2;
+	c->slots = emp_xmalloc(c->nslots * sizeof(*c->slots));
+	memset(c->slots, 0xff, c->nslots * sizeof(*c->slots));
+	for (uint32_t id = 1; id < c->n; id++) {
+		const struct emp_cct_node *n = emp_cct_node(c, id);
+		*lookup(c, n->parent->id, n->gid) = id;
+	}
+}
+
+struct emp_cct_node *emp_cct_find_child(const struct emp_cct *c, const struct emp_cct_node *parent, uint32_t gid)
+{
+	uint32_t id = *lookup(c, parent->id, gid);
+	return id == EMPTY ? NULL : emp_cct_node(c, id);
+}
+
+struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *parent, uint32_t gid)
+{
+	uint32_t *slot = lookup(c, parent->id, gid);
+	if (*slot != EMPTY)
+		return emp_cct_node(c, *slot);
+	struct emp_cct_node *n = new_node(c);
+	n->gid = gid;
+	n->depth = parent->depth + 1;
+	n->parent = parent;
+	n->next_sibling = parent->first_child;
+	parent->first_child = n;
+	parent->nchildren++;
+	*slot = n->id;
+	if (2 * c->n > c->nslots)
+		grow_slots(c);
+	return n;
+}
+
+struct emp_cct_node *emp_cct_add_stack(struct emp_cct *c, const uint32_t *gids, uint32_t depth, uint64_t count)
+{
+	struct emp_cct_node *n = emp_cct_root(c);
+	n->total_samples += count;
+	for (uint32_t i = 0; i < depth; i++) {
+		n = emp_cct_child(c, n, gids[i]);
+		n->total_samples += count;
+	}
+	n->self_samples += count;
+	return n;
+}
+
+uint32_t emp_cct_path(const struct emp_cct_node *n, uint32_t *gids, uint32_t max)
+{
+	uint32_t depth = n->depth;
+	for (; n && n->parent; n = n->parent)
+		if (n->depth - 1 < max)
+			gids[n->depth - 1] = n->gid;
+	return depth;
+}
+
+static int cmp_gid(const struct emp_cct_node *x, const struct emp_cct_node *y)
+{
+	return x->gid < y->gid ? -1 : x->gid > y->gid;
+}
+
+int emp_cct_cmp_samples(const void *a, const void *b)
+{
+	const struct emp_cct_node *x = *(struct emp_cct_node *const *)a, *y = *(struct emp_cct_node *const *)b;
+	if (x->total_samples != y->total_samples)
+		return x->total_samples > y->total_samples ? -1 : 1;
+	return cmp_gid(x, y);
+}
+
+int emp_cct_cmp_time(const void *a, const void *b)
+{
+	const struct emp_cct_node *x = *(struct emp_cct_node *const *)a, *y = *(struct emp_cct_node *const *)b;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return cmp_gid(x, y);
+}
+
+size_t emp_cct_children(const struct emp_cct_node *n, struct emp_cct_node ***out,
+			int (*cmp)(const void *, const void *))
+{
+	*out = NULL;
+	if (!n->nchildren)
+		return 0;
+	struct emp_cct_node **v = emp_xmalloc(n->nchildren * sizeof(*v));
+	size_t k = 0;
+	for (struct emp_cct_node *ch = n->first_child; ch; ch = ch->next_sibling)
+		v[k++] = ch;
+	/* the sibling list is newest first: reverse it into creation order */
+	for (size_t i = 0; i < k / 2; i++) {
+		struct emp_cct_node *t = v[i];
+		v[i] = v[k - 1 - i];
+		v[k - 1 - i] = t;
+	}
+	if (cmp)
+		qsort(v, k, sizeof(*v), cmp);
+	*out = v;
+	return k;
+}
+
+int emp_cct_walk(struct emp_cct *c, int (*cmp)(const void *, const void *), emp_cct_visit_fn fn, void *arg)
+{
+	/* An explicit stack of pending nodes: children are pushed in reverse order so the first is popped first. */
+	size_t cap = 256, top = 0;
+	struct emp_cct_node **stack = emp_xmalloc(cap * sizeof(*stack));
+	struct emp_cct_node **kids;
+	size_t k = emp_cct_children(emp_cct_root(c), &kids, cmp);
+	int rc = 0;
+	for (;;) {
+		if (top + k > cap) {
+			while (top + k > cap)
+				cap *= 2;
+			stack = emp_xrealloc(stack, cap * sizeof(*stack));
+		}
+		for (size_t i = k; i-- > 0;)
+			stack[top++] = kids[i];
+		free(kids);
+		kids = NULL;
+		k = 0;
+		if (!top)
+			break;
+		struct emp_cct_node *n = stack[--top];
+		int v = fn(n, arg);
+		if (v < 0) {
+			rc = -1;
+			break;
+		}
+		if (v == 0)
+			k = emp_cct_children(n, &kids, cmp);
+	}
+	free(stack);
+	return rc;
+}
+
+void emp_cct_merge(struct emp_cct *dst, const struct emp_cct *src)
+{
+	/* Node ids are in creation order, so a node's parent always has a smaller id: one pass in id order finds
+	 * every parent's counterpart already made. */
+	uint32_t n = emp_cct_size(src);
+	uint32_t *map = emp_xmalloc(n * sizeof(*map));
+	for (uint32_t id = 0; id < n; id++) {
+		const struct emp_cct_node *s = emp_cct_node(src, id);
+		struct emp_cct_node *d = id == 0 ? emp_cct_root(dst)
+						 : emp_cct_child(dst, emp_cct_node(dst, map[s->parent->id]), s->gid);
+		map[id] = d->id;
+		d->self_samples += s->self_samples;
+		d->total_samples += s->total_samples;
+		d->calls += s->calls;
+		d->total_ns += s->total_ns;
+		d->self_ns += s->self_ns;
+	}
+	free(map);
+}

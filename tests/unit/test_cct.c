@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* test_cct.c - calling-context tree: exact node counts after stacks, walks, merges. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cct.h"
+
+/* Render a tree as "gid:total/self(calls,total_ns,self_ns)" lines in walk order, indented by depth. */
+struct render {
+	char buf[4096];
+	size_t len;
+};
+
+static int render_node(struct emp_cct_node *n, void *arg)
+{
+	struct render *r = arg;
+	r->len += (size_t)snprintf(r->buf + r->len, sizeof(r->buf) - r->len, "%*s%u:%llu/%llu(%llu,%llu,%llu)\n",
+				   (int)(2 * (n->depth - 1)), "", n->gid, (unsigned long long)n->total_samples,
+				   (unsigned long long)n->self_samples, (unsigned long long)n->calls,
+				   (unsigned long long)n->total_ns, (unsigned long long)n->self_ns);
+	return 0;
+}
+
+static const char *render(struct emp_cct *c, int (*cmp)(const void *, const void *))
+{
+	static struct render r;
+	r.len = 0;
+	r.buf[0] = 0;
+	cr_assert_eq(emp_cct_walk(c, cmp, render_node, &r), 0);
+	return r.buf;
+}
+
+Test(cct, empty_tree_has_only_root)
+{
+	struct emp_cct *c = emp_cct_new();
+	cr_expect_eq(emp_cct_size(c), 1);
+	cr_expect_eq(emp_cct_root(c)->gid, EMP_CCT_NO_SYMBOL);
+	cr_expect_eq(emp_cct_root(c)->depth, 0);
+	cr_expect_str_eq(render(c, emp_cct_cmp_samples), "");
+	emp_cct_free(c);
+}
+
+Test(cct, add_stack_counts_total_on_path_and_self_on_leaf)
+{
+	struct emp_cct *c = emp_cct_new();
+	const uint32_t s1[] = { 1, 2, 3 }, s2[] = { 1, 2 }, s3[] = { 1, 4 }, s4[] = { 5 };
+	emp_cct_add_stack(c, s1, 3, 2);
+	emp_cct_add_stack(c, s2, 2, 1);
+	emp_cct_add_stack(c, s3, 2, 4);
+	emp_cct_add_stack(c, s1, 3, 1);
+	struct emp_cct_node *leaf = emp_cct_add_stack(c, s4, 1, 1);
+	emp_cct_add_stack(c, NULL, 0, 1); /* an empty stack counts on the root */
+	cr_expect_eq(leaf->gid, 5);
+	cr_expect_eq(leaf->depth, 1);
+	cr_expect_eq(emp_cct_root(c)->total_samples, 10);
+	cr_expect_eq(emp_cct_size(c), 6);
+	cr_expect_eq(emp_cct_root(c)->self_samples, 1);
+	/* 2 and 4 tie at 4 samples: the smaller gid first */
+	cr_expect_str_eq(render(c, emp_cct_cmp_samples), "1:8/0(0,0,0)\n"
+							 "  2:4/1(0,0,0)\n"
+							 "    3:3/3(0,0,0)\n"
+							 "  4:4/4(0,0,0)\n"
+							 "5:1/1(0,0,0)\n");
+	const uint32_t s5[] = { 1, 4, 6 };
+	emp_cct_add_stack(c, s5, 3, 1);
+	cr_expect_str_eq(render(c, emp_cct_cmp_samples), "1:9/0(0,0,0)\n"
+							 "  4:5/4(0,0,0)\n"
+							 "    6:1/1(0,0,0)\n"
+							 "  2:4/1(0,0,0)\n"
+							 "    3:3/3(0,0,0)\n"
+							 "5:1/1(0,0,0)\n");
+	/* creation order when no comparator is given */
+	cr_expect_str_eq(render(c, NULL), "1:9/0(0,0,0)\n"
+					  "  2:4/1(0,0,0)\n"
+					  "    3:3/3(0,0,0)\n"
+					  "  4:5/4(0,0,0)\n"
+					  "    6:1/1(0,0,0)\n"
+					  "5:1/1(0,0,0)\n");
+	emp_cct_free(c);
+}
+
+Test(cct, ties_are_broken_by_gid)
+{
+	struct emp_cct *c = emp_cct_new();
+	const uint32_t a[] = { 9 }, b[] = { 3 }, d[] = { 7 };
+	emp_cct_add_stack(c, a, 1, 2);
+	emp_cct_add_stack(c, b, 1, 2);
+	emp_cct_add_stack(c, d, 1, 2);
+	cr_expect_str_eq(render(c, emp_cct_cmp_samples), "3:2/2(0,0,0)\n7:2/2(0,0,0)\n9:2/2(0,0,0)\n");
+	emp_cct_free(c);
+}
+
+static int count_node(struct emp_cct_node *n, void *arg)
+{
+	(void)n;
+	++*(int *)arg;
+	return 0;
+}
+
+Test(cct, child_is_find_or_create_with_stable_pointers)
+{
+	struct emp_cct *c = emp_cct_new();
+	struct emp_cct_node *root = emp_cct_root(c);
+	struct emp_cct_node *a = emp_cct_child(c, root, 42);
+	cr_expect_eq(emp_cct_child(c, root, 42), a);
+	cr_expect_null(emp_cct_find_child(c, root, 43));
+	cr_expect_eq(emp_cct_find_child(c, root, 42), a);
+	/* a deep chain forces several node blocks and hash growths; the first pointer stays valid */
+	struct emp_cct_node *n = a;
+	for (uint32_t i = 0; i < 20000; i++)
+		n = emp_cct_child(c, n, i % 7);
+	cr_expect_eq(n->depth, 20001);
+	cr_expect_eq(a->gid, 42);
+	cr_expect_eq(a->nchildren, 1);
+	cr_expect_eq(emp_cct_size(c), 20002);
+	uint32_t path[4];
+	cr_expect_eq(emp_cct_path(emp_cct_find_child(c, a, 0), path, 4), 2);
+	cr_expect_eq(path[0], 42);
+	cr_expect_eq(path[1], 0);
+	/* the walk is iterative: a 20001-deep tree is fine */
+	int seen = 0;
+	cr_expect_eq(emp_cct_walk(c, emp_cct_cmp_samples, count_node, &seen), 0);
+	cr_expect_eq(seen, 20001);
+	emp_cct_free(c);
+}
+
+static int stop_at_two(struct emp_cct_node *n, void *arg)
+{
+	(void)n;
+	int *seen = arg;
+	return ++*seen == 2 ? -1 : 0;
+}
+
+static int skip_children(struct emp_cct_node *n, void *arg)
+{
+	(void)n;
+	++*(int *)arg;
+	return 1;
+}
+
+Test(cct, walk_can_stop_and_skip)
+{
+	struct emp_cct *c = emp_cct_new();
+	const uint32_t s[] = { 1, 2, 3 }, t[] = { 4, 5 };
+	emp_cct_add_stack(c, s, 3, 1);
+	emp_cct_add_stack(c, t, 2, 1);
+	int seen = 0;
+	cr_expect_eq(emp_cct_walk(c, NULL, stop_at_two, &seen), -1);
+	cr_expect_eq(seen, 2);
+	seen = 0;
+	cr_expect_eq(emp_cct_walk(c, NULL, skip_children, &seen), 0);
+	cr_expect_eq(seen, 2);
+	emp_cct_free(c);
+}
+
+Test(cct, trace_figures_and_merge)
+{
+	struct emp_cct *a = emp_cct_new(), *b = emp_cct_new();
+	/* a: 1 -> 2 traced; b: 1 -> 2 and 1 -> 3 traced, plus a sample 1 -> 3 */
+	struct emp_cct_node *n = emp_cct_child(a, emp_cct_root(a), 1);
+	n->calls = 1, n->total_ns = 100, n->self_ns = 40;
+	n = emp_cct_child(a, n, 2);
+	n->calls = 2, n->total_ns = 60, n->self_ns = 60;
+	n = emp_cct_child(b, emp_cct_root(b), 1);
+	n->calls = 3, n->total_ns = 300, n->self_ns = 100;
+	struct emp_cct_node *m = emp_cct_child(b, n, 3);
+	m->calls = 1, m->total_ns = 150, m->self_ns = 150;
+	m = emp_cct_child(b, n, 2);
+	m->calls = 1, m->total_ns = 50, m->self_ns = 50;
+	const uint32_t s[] = { 1, 3 };
+	emp_cct_add_stack(b, s, 2, 5);
+	emp_cct_merge(a, b);
+	cr_expect_str_eq(render(a, emp_cct_cmp_time), "1:5/0(4,400,140)\n"
+						      "  3:5/5(1,150,150)\n"
+						      "  2:0/0(3,110,110)\n");
+	cr_expect_eq(emp_cct_root(a)->total_samples, 5);
+	/* b is unchanged */
+	cr_expect_str_eq(render(b, NULL), "1:5/0(3,300,100)\n"
+					  "  3:5/5(1,150,150)\n"
+					  "  2:0/0(1,50,50)\n");
+	emp_cct_free(a);
+	emp_cct_free(b);
+}

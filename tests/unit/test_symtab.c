@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/* test_symtab.c - interning across dumps, display names, per-reader maps. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dump_reader.h"
+#include "dump_writer.h"
+#include "symtab.h"
+
+Test(symtab, intern_is_idempotent_and_dense)
+{
+	struct emp_symtab *st = emp_symtab_new();
+	uint32_t a = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "pkg.A", "run", "()V");
+	uint32_t b = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "pkg.A", "run", "(I)V");
+	uint32_t c = emp_symtab_intern(st, EMP_FRAME_NATIVE, 0, "pkg.A", "run", "()V");
+	uint32_t a2 = emp_symtab_intern(st, EMP_FRAME_JAVA, EMP_METHOD_ITERATION, "pkg.A", "run", "()V");
+	cr_expect_eq(a, 0);
+	cr_expect_eq(b, 1);
+	cr_expect_eq(c, 2);
+	cr_expect_eq(a2, 0);
+	cr_expect_eq(emp_symtab_count(st), 3);
+	cr_expect_eq(emp_symtab_get(st, a)->flags, EMP_METHOD_ITERATION);
+	cr_expect_eq(emp_symtab_find(st, EMP_FRAME_JAVA, "pkg.A", "run", "(I)V"), 1);
+	cr_expect_eq(emp_symtab_find(st, EMP_FRAME_JAVA, "pkg.A", "walk", "(I)V"), -1);
+	/* the separator between fields matters: ("ab","c") is not ("a","bc") */
+	uint32_t x = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "ab", "c", "");
+	uint32_t y = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "a", "bc", "");
+	cr_expect_neq(x, y);
+	emp_symtab_free(st);
+}
+
+Test(symtab, display_names)
+{
+	struct emp_symtab *st = emp_symtab_new();
+	uint32_t j = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "emp.sut.ForkJoinFib", "fib", "(I)J");
+	uint32_t n = emp_symtab_intern(st, EMP_FRAME_NATIVE, 0, "libz.so.1", "deflate", "");
+	uint32_t p = emp_symtab_intern(st, EMP_FRAME_PSEUDO, 0, "", "[unknown_Java]", "");
+	uint32_t q = emp_symtab_intern(st, EMP_FRAME_NATIVE, 0, "", "0x1234", NULL);
+	cr_expect_str_eq(emp_symtab_name(st, j, 0), "emp.sut.ForkJoinFib.fib");
+	cr_expect_str_eq(emp_symtab_name(st, j, 1), "emp.sut.ForkJoinFib.fib(I)J");
+	cr_expect_str_eq(emp_symtab_name(st, n, 0), "libz.so.1!deflate");
+	cr_expect_str_eq(emp_symtab_name(st, n, 1), "libz.so.1!deflate");
+	cr_expect_str_eq(emp_symtab_name(st, p, 1), "[unknown_Java]");
+	cr_expect_str_eq(emp_symtab_name(st, q, 0), "0x1234");
+	emp_symtab_free(st);
+}
+
+Test(symtab, many_symbols_survive_rehash)
+{
+	struct emp_symtab *st = emp_symtab_new();
+	char name[32];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		cr_assert_eq(emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "C", name, "()V"), (uint32_t)i);
+	}
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		cr_assert_eq(emp_symtab_find(st, EMP_FRAME_JAVA, "C", name, "()V"), i);
+	}
+	cr_expect_eq(emp_symtab_count(st), 5000);
+	emp_symtab_free(st);
+}
+
+static int file_write(void *arg, const void *buf, size_t len)
+{
+	return fwrite(buf, 1, len, arg) == len ? 0 : -5;
+}
+
+/* A dump whose method ids are @ids for the names @names (in that order). */
+static void write_dump(const char *path, const uint32_t *ids, const char *const *names, int n)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert(f);
+	struct emp_dump_writer *w = emp_dump_writer_new(file_write, f);
+	cr_assert(w);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	const char *kv[] = { "agent", "test" };
+	cr_assert_eq(emp_dump_write_meta(w, kv, 1), 0);
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(emp_dump_add_method(w, ids[i], EMP_FRAME_JAVA, 0, "pkg.C", names[i], "()V"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
+	emp_dump_writer_free(w);
+	fclose(f);
+}
+
+Test(symtab, maps_local_ids_of_two_dumps_by_name)
+{
+	char p1[] = "/tmp/emp-symtab-XXXXXX", p2[] = "/tmp/emp-symtab-XXXXXX";
+	close(mkstemp(p1));
+	close(mkstemp(p2));
+	static const char *const n1[] = { "a", "b" }, *const n2[] = { "b", "c", "a" };
+	static const uint32_t i1[] = { 0, 1 }, i2[] = { 0, 1, 2 };
+	write_dump(p1, i1, n1, 2);
+	write_dump(p2, i2, n2, 3);
+	struct emp_symtab *st = emp_symtab_new();
+	char err[256];
+	struct emp_dump_reader *r1, *r2;
+	cr_assert_eq(emp_dump_reader_open(p1, &r1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(emp_dump_reader_open(p2, &r2, err, sizeof(err)), 0, "%s", err);
+	emp_dump_reader_drain(r1);
+	emp_dump_reader_drain(r2);
+	struct emp_symtab_map *m1 = emp_symtab_map_new(st, r1), *m2 = emp_symtab_map_new(st, r2);
+	cr_expect_eq(emp_symtab_map_get(m1, 0), 0); /* a */
+	cr_expect_eq(emp_symtab_map_get(m1, 1), 1); /* b */
+	cr_expect_eq(emp_symtab_map_get(m2, 0), 1); /* b */
+	cr_expect_eq(emp_symtab_map_get(m2, 1), 2); /* c */
+	cr_expect_eq(emp_symtab_map_get(m2, 2), 0); /* a */
+	cr_expect_str_eq(emp_symtab_name(st, 2, 0), "pkg.C.c");
+	/* an id neither dump defined */
+	uint32_t u = emp_symtab_map_get(m2, 700);
+	cr_expect_str_eq(emp_symtab_name(st, u, 0), "[undefined_symbol]");
+	cr_expect_eq(emp_symtab_count(st), 4);
+	emp_symtab_map_free(m1);
+	emp_symtab_map_free(m2);
+	emp_dump_reader_close(r1);
+	emp_dump_reader_close(r2);
+	emp_symtab_free(st);
+	unlink(p1);
+	unlink(p2);
+}
