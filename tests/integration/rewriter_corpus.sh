@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# rewriter_corpus.sh - the bytecode rewriter's verification harness.
+# Rewrites every class of the Java corpus (tests/java-corpus, every method selected) with
+# build/tests/emp_rewrite_tool, runs it with -Xverify:all against the counting probe stub
+# (tests/java-corpus/stub/emp/Probe.java) on JDK 17 and JDK 25, and checks:
+#   - the output equals the uninstrumented run's;
+#   - every selected method was instrumented (no skips), the generated huge method needed goto_w;
+#   - no exit/exitThrow mismatched the innermost entry, no entry was left open, and for every probe id
+#     enters == exits + exitThrows;
+#   - the exact counts of tests/java-corpus/expected-counts.txt.
+# Run twice: probe ids from 0 (iconst/bipush/sipush pushes) and from 100000 (ldc of an Integer constant).
+# Exit 0 pass, 77 skip (no JDK), 1 fail.
+source "$(dirname "$0")/../lib/common.sh"
+
+JAVAC=${JAVAC:-$(dirname "$(command -v "$JAVA" 2>/dev/null || echo /nonexistent/java)")/javac}
+JAVAP=$(dirname "$JAVAC")/javap
+[ -x "$(command -v "$JAVA" 2>/dev/null)" ] && [ -x "$JAVAC" ] || skip "no JDK (java/javac) found"
+
+TOOL=$TOP/$BUILD/tests/emp_rewrite_tool
+CORPUS=$TOP/$BUILD/java-corpus
+if [ ! -x "$TOOL" ] || [ ! -f "$CORPUS/.built" ]; then
+    make -C "$TOP" --no-print-directory BUILD="$BUILD" rewriter-corpus >/dev/null || fail "cannot build the rewriter corpus"
+fi
+EXPECTED=$TOP/tests/java-corpus/expected-counts.txt
+
+"$JAVAP" -c -p -cp "$CORPUS/classes" corpus.Huge | grep -q goto_w && fail "javac already used goto_w in corpus.Huge (regenerate it smaller)"
+
+"$JAVA" -cp "$CORPUS/classes" corpus.Main >"$TMP/plain.txt" 2>&1 || fail "uninstrumented corpus run failed: $(tail -n 3 "$TMP/plain.txt")"
+grep -q '^done: ok$' "$TMP/plain.txt" || fail "uninstrumented corpus run incomplete"
+
+# check_probe PROBE_OUT MAP LABEL
+check_probe() {
+    python3 - "$1" "$2" "$EXPECTED" "$3" <<'PY' || exit 1
+import sys
+probe, mapf, expf, label = sys.argv[1:5]
+names = {}
+for line in open(mapf):
+    i, n = line.split(' ', 1)
+    names[int(i)] = n.strip()
+counts, mism, opened, notes = {}, None, None, []
+for line in open(probe):
+    f = line.split()
+    if not f: continue
+    if f[0] == 'mismatches': mism = int(f[1])
+    elif f[0] == 'open': opened = int(f[1])
+    elif f[0] == '#': notes.append(line.strip())
+    else: counts[int(f[0])] = tuple(int(x) for x in f[1:4])
+bad = []
+if mism != 0 or opened != 0:
+    bad.append(f"{mism} mismatches, {opened} open entries: " + "; ".join(notes[:5]))
+for i, (e, x, t) in counts.items():
+    if i not in names: bad.append(f"probe id {i} not in the map")
+    elif e != x + t: bad.append(f"{names[i]}: {e} enters != {x} exits + {t} exitThrows")
+by_name = {names[i]: c for i, c in counts.items() if i in names}
+nexp = 0
+for line in open(expf):
+    line = line.strip()
+    if not line or line.startswith('#'): continue
+    n, e, x, t = line.split()
+    nexp += 1
+    got = by_name.get(n, (0, 0, 0))
+    if got != (int(e), int(x), int(t)):
+        bad.append(f"{n}: expected enters/exits/throws {e}/{x}/{t}, got {got[0]}/{got[1]}/{got[2]}")
+if bad:
+    print(f"FAIL ({label}):"); [print("  " + b) for b in bad[:30]]
+    sys.exit(1)
+print(f"{label}: {len(counts)} methods ran, {sum(c[0] for c in counts.values())} calls, {nexp} exact counts ok")
+PY
+}
+
+run_one() { # run_one LABEL JAVA FIRST_ID
+    local label=$1 java=$2 base=$3 out=$TMP/$1
+    mkdir -p "$out"
+    "$TOOL" -b "$base" -m "$out/map.txt" "$CORPUS/classes" "$out/classes" >"$out/tool.txt" 2>&1 ||
+        fail "$label: rewrite tool failed: $(cat "$out/tool.txt")"
+    local selected instrumented
+    selected=$(wc -l <"$out/map.txt")
+    instrumented=$(sed -n 's/.*methods instrumented \([0-9]*\).*/\1/p' "$out/tool.txt")
+    expect_eq "$label: methods instrumented (of $selected selected; $(tr '\n' ' ' <"$out/tool.txt"))" "$selected" "$instrumented"
+    "$JAVAP" -c -p -cp "$out/classes" corpus.Huge | grep -q goto_w || fail "$label: corpus.Huge was not widened to goto_w"
+    "$java" -Xverify:all -Demp.probe.out="$out/probe.txt" -cp "$out/classes:$CORPUS/stub" corpus.Main \
+        >"$out/run.txt" 2>&1 || fail "$label: instrumented run failed: $(head -n 20 "$out/run.txt")"
+    diff -u "$TMP/plain.txt" "$out/run.txt" >"$out/diff.txt" || fail "$label: output differs: $(head -n 30 "$out/diff.txt")"
+    [ -f "$out/probe.txt" ] || fail "$label: the probe stub wrote no report"
+    check_probe "$out/probe.txt" "$out/map.txt" "$label"
+}
+
+run_one jdk17 "$JAVA" 0
+run_one jdk17-ldc "$JAVA" 100000
+if have_jdk25; then
+    run_one jdk25 "$JDK25/bin/java" 0
+    run_one jdk25-ldc "$JDK25/bin/java" 100000
+else
+    echo "JDK 25 not found at $JDK25: only JDK 17 checked"
+fi
+echo "rewriter corpus: ok"
