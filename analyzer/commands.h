@@ -6,5 +6,8 @@
 
 int emp_cmd_info(int argc, char **argv);
 int emp_cmd_tree(int argc, char **argv);
+int emp_cmd_calls(int argc, char **argv);
+int emp_cmd_export(int argc, char **argv);
+int emp_cmd_receive(int argc, char **argv);
 
 #endif /* EMP_COMMANDS_H */

@@ -13,6 +13,9 @@ static const struct command {
 } commands[] = {
 	{ "info", emp_cmd_info, "header, threads, event counts, loss counters and completeness of dumps" },
 	{ "tree", emp_cmd_tree, "calling-context tree with inclusive and self figures" },
+	{ "calls", emp_cmd_calls, "traced calls per method: count, total/self time, mean, p50, p99, max; trace validation" },
+	{ "export", emp_cmd_export, "traces as a Kieker file-system log (--kieker DIR) or Chrome trace JSON (--chrome OUT)" },
+	{ "receive", emp_cmd_receive, "receive a dump streamed by writer=tcp:HOST:PORT and store it" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/* trace.c - calls from ENTER/EXIT events, eoi/ess numbering and validation; see trace.h. */
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cct.h"
+#include "dump_reader.h"
+#include "symtab.h"
+#include "util.h"
+
+/* Per thread: the stack of open calls and the eoi -> ess record of the current trace (for validation). */
+struct tstate {
+	struct emp_trace_call *stack;
+	uint32_t depth, cap;
+	uint32_t next_eoi;
+	uint32_t *ess_by_eoi;   /* UINT32_MAX = not seen yet */
+	uint32_t ess_cap;
+	uint64_t *child_tout;   /* per open depth: tout of the last complete callee (0 = none) */
+};
+
+struct emp_trace {
+	const struct emp_trace_ops *ops;
+	void *arg;
+	struct tstate *threads;
+	uint32_t nthreads;
+	uint64_t next_trace;
+	struct emp_trace_stats st;
+};
+
+struct emp_trace *emp_trace_new(const struct emp_trace_ops *ops, void *arg)
+{
+	struct emp_trace *t = emp_xcalloc(1, sizeof(*t));
+	t->ops = ops;
+	t->arg = arg;
+	return t;
+}
+
+static void free_threads(struct emp_trace *t)
+{
+	for (uint32_t i = 0; i < t->nthreads; i++) {
+		free(t->threads[i].stack);
+		free(t->threads[i].ess_by_eoi);
+		free(t->threads[i].child_tout);
+	}
+	free(t->threads);
+	t->threads = NULL;
+	t->nthreads = 0;
+}
+
+void emp_trace_free(struct emp_trace *t)
+{
+	if (!t)
+		return;
+	free_threads(t);
+	free(t);
+}
+
+const struct emp_trace_stats *emp_trace_stats(const struct emp_trace *t)
+{
+	return &t->st;
+}
+
+uint64_t emp_trace_violations(const struct emp_trace_stats *s)
+{
+	return s->eoi_violations + s->ess_violations + s->time_violations + s->exit_without_entry;
+}
+
+static struct tstate *thread_state(struct emp_trace *t, uint32_t id)
+{
+	if (id >= t->nthreads) {
+		uint32_t n = id + 16;
+		t->threads = emp_xrealloc(t->threads, n * sizeof(*t->threads));
+		memset(t->threads + t->nthreads, 0, (n - t->nthreads) * sizeof(*t->threads));
+		t->nthreads = n;
+	}
+	return &t->threads[id];
+}
+
+/* The trace of @ts just ended with @n calls: check its eoi/ess record (Kieker's rules, see trace.h). */
+static void check_trace(struct emp_trace *t, struct tstate *ts, uint32_t n)
+{
+	int eoi_bad = 0, ess_bad = 0;
+	for (uint32_t e = 0; e < n; e++) {
+		uint32_t ess = ts->ess_by_eoi[e];
+		if (ess == UINT32_MAX) {
+			eoi_bad = 1;
+			continue;
+		}
+		if (e == 0 ? ess != 0 : (ess < 1 || (ts->ess_by_eoi[e - 1] != UINT32_MAX &&
+						      ess > ts->ess_by_eoi[e - 1] + 1)))
+			ess_bad = 1;
+		ts->ess_by_eoi[e] = UINT32_MAX;
+	}
+	t->st.eoi_violations += (uint64_t)eoi_bad;
+	t->st.ess_violations += (uint64_t)ess_bad;
+}
+
+static void record_eoi(struct emp_trace *t, struct tstate *ts, const struct emp_trace_call *c)
+{
+	if (c->eoi >= ts->ess_cap) {
+		uint32_t n = ts->ess_cap ? ts->ess_cap : 1024;
+		while (n <= c->eoi)
+			n *= 2;
+		ts->ess_by_eoi = emp_xrealloc(ts->ess_by_eoi, n * sizeof(uint32_t));
+		memset(ts->ess_by_eoi + ts->ess_cap, 0xff, (n - ts->ess_cap) * sizeof(uint32_t));
+		ts->ess_cap = n;
+	}
+	if (ts->ess_by_eoi[c->eoi] != UINT32_MAX)
+		t->st.eoi_violations++; /* the same eoi twice */
+	ts->ess_by_eoi[c->eoi] = c->ess;
+}
+
+static void enter(struct emp_trace *t, struct tstate *ts, const struct emp_event *ev)
+{
+	if (ts->depth == ts->cap) {
+		ts->cap = ts->cap ? ts->cap * 2 : 64;
+		ts->stack = emp_xrealloc(ts->stack, ts->cap * sizeof(*ts->stack));
+		ts->child_tout = emp_xrealloc(ts->child_tout, ts->cap * sizeof(*ts->child_tout));
+	}
+	struct emp_trace_call *parent = ts->depth ? &ts->stack[ts->depth - 1] : NULL;
+	struct emp_trace_call *c = &ts->stack[ts->depth];
+	memset(c, 0, sizeof(*c));
+	if (!parent) {
+		c->trace_id = t->next_trace++;
+		ts->next_eoi = 0;
+	} else {
+		c->trace_id = parent->trace_id;
+		if (ev->ticks < parent->tin)
+			t->st.time_violations++;
+		if (ts->child_tout[ts->depth - 1] > ev->ticks)
+			t->st.time_violations++; /* starts before its elder sibling ended */
+	}
+	c->thread = ev->thread;
+	c->method = ev->method;
+	c->eoi = ts->next_eoi++;
+	c->ess = ts->depth;
+	c->tin = ev->ticks;
+	ts->child_tout[ts->depth] = 0;
+	ts->depth++;
+	if (ts->depth > t->st.max_depth)
+		t->st.max_depth = ts->depth;
+	if (t->ops->on_enter)
+		t->ops->on_enter(t->arg, c, parent);
+}
+
+static void leave(struct emp_trace *t, struct tstate *ts, const struct emp_event *ev)
+{
+	if (!ts->depth) {
+		t->st.exit_without_entry++;
+		return;
+	}
+	struct emp_trace_call *c = &ts->stack[ts->depth - 1];
+	struct emp_trace_call *parent = ts->depth > 1 ? &ts->stack[ts->depth - 2] : NULL;
+	c->tout = ev->ticks;
+	c->threw = ev->kind == EMP_EV_EXIT_THROW;
+	if (c->tout < c->tin || c->tout < ts->child_tout[ts->depth - 1])
+		t->st.time_violations++;
+	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
+	if (parent) {
+		parent->child_ticks += dur;
+		ts->child_tout[ts->depth - 2] = c->tout;
+	}
+	t->st.calls++;
+	t->st.threw += (uint64_t)c->threw;
+	record_eoi(t, ts, c);
+	if (t->ops->on_call)
+		t->ops->on_call(t->arg, c, parent);
+	ts->depth--;
+	if (!parent) {
+		t->st.traces++;
+		check_trace(t, ts, ts->next_eoi);
+	}
+}
+
+void emp_trace_event(struct emp_trace *t, const struct emp_event *ev)
+{
+	switch (ev->kind) {
+	case EMP_EV_ENTER:
+		enter(t, thread_state(t, ev->thread), ev);
+		break;
+	case EMP_EV_EXIT:
+	case EMP_EV_EXIT_THROW:
+		leave(t, thread_state(t, ev->thread), ev);
+		break;
+	case EMP_EV_SAMPLE:
+		break;
+	}
+}
+
+void emp_trace_finish(struct emp_trace *t)
+{
+	for (uint32_t i = 0; i < t->nthreads; i++)
+		t->st.unclosed += t->threads[i].depth;
+	free_threads(t);
+}
+
+/* ---- calling-context tree ------------------------------------------------------------------------------------ */
+
+static void cct_enter(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent)
+{
+	struct emp_trace_cct *x = arg;
+	struct emp_cct_node *p = parent ? parent->user : emp_cct_root(x->cct);
+	c->user = emp_cct_child(x->cct, p, emp_symtab_map_get(x->map, c->method));
+}
+
+static void cct_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
+{
+	(void)parent;
+	struct emp_trace_cct *x = arg;
+	struct emp_cct_node *n = c->user;
+	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
+	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
+	n->calls++;
+	n->total_ns += (uint64_t)(emp_dump_ticks_to_ns(x->r, (double)dur) + 0.5);
+	n->self_ns += (uint64_t)(emp_dump_ticks_to_ns(x->r, (double)self) + 0.5);
+}
+
+const struct emp_trace_ops emp_trace_cct_ops = { .on_enter = cct_enter, .on_call = cct_call };

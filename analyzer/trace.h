@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* trace.h - calls rebuilt from a dump's ENTER/EXIT/EXIT_THROW events, with Kieker's eoi/ess, and their validation.
+ *
+ * Per thread (design.md §4, Kieker's OperationExecutionRecord semantics): an entry with no open call starts a new
+ * trace (trace ids count from 0 over the whole dump, in the order the roots start); within a trace eoi counts the
+ * entries from 0 in pre-order, ess is the depth (root 0).  A call is complete at its exit, so calls come out in
+ * post-order (deepest first), as Kieker writes its records.  Durations are in ticks; convert with
+ * emp_dump_ticks_to_ns().
+ *
+ * Validation, independent of the reconstruction that numbered the calls: at the end of every trace its calls,
+ * ordered by eoi, must be eoi 0, 1, ..., n-1 (contiguous, each once), the first with ess 0 and each next one with
+ * 1 <= ess <= previous ess + 1 (Kieker's trace-analysis rule); and every call must lie inside its parent in time
+ * (tin >= parent tin, tout <= parent tout, tout >= tin).  An exit with no open call in its thread, and calls still
+ * open at the end (a truncated dump, or a JVM that ended inside them: System.exit), are counted too.  Memory: the
+ * open calls of each thread plus one u32 per call of the largest trace (for the eoi/ess check).
+ */
+#ifndef EMP_TRACE_H
+#define EMP_TRACE_H
+
+#include <stdint.h>
+
+#include "dump.h"
+
+struct emp_cct;
+struct emp_dump_reader;
+struct emp_symtab_map;
+
+/* An open or complete call. */
+struct emp_trace_call {
+	uint32_t thread;      /* dump thread id */
+	uint32_t method;      /* dump-local method symbol id */
+	uint64_t trace_id;
+	uint32_t eoi, ess;
+	uint64_t tin, tout;   /* ticks; tout is set once the call is complete */
+	uint64_t child_ticks; /* sum of the durations of its complete direct callees */
+	int threw;            /* ended by EXIT_THROW */
+	void *user;           /* free for the consumer; set in on_enter, seen again in on_call */
+};
+
+struct emp_trace_ops {
+	/* A call starts; @parent is NULL for a root.  May be NULL. */
+	void (*on_enter)(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent);
+	/* A call is complete (post-order); @parent is NULL for a root.  May be NULL. */
+	void (*on_call)(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent);
+};
+
+struct emp_trace_stats {
+	uint64_t calls;             /* complete calls */
+	uint64_t traces;            /* complete traces (roots that exited) */
+	uint64_t threw;             /* complete calls ended by EXIT_THROW */
+	uint64_t unclosed;          /* calls still open at emp_trace_finish() */
+	uint64_t exit_without_entry;
+	uint64_t eoi_violations;    /* traces whose eoi are not exactly 0..n-1 */
+	uint64_t ess_violations;    /* traces breaking the ess rule */
+	uint64_t time_violations;   /* calls not inside their parent in time, or ending before they start */
+	uint32_t max_depth;         /* deepest ess seen + 1 */
+};
+
+struct emp_trace;
+
+/* emp_trace_new - a reconstructor calling @ops with @arg.  Exits when out of memory (analyzer only). */
+struct emp_trace *emp_trace_new(const struct emp_trace_ops *ops, void *arg);
+void emp_trace_free(struct emp_trace *t);
+/* emp_trace_event - feed one event of a dump, in dump order (SAMPLE events are ignored). */
+void emp_trace_event(struct emp_trace *t, const struct emp_event *ev);
+/* emp_trace_finish - the dump ended: count the calls still open (they are not reported as calls) and reset, so
+ * the next dump can be fed. */
+void emp_trace_finish(struct emp_trace *t);
+const struct emp_trace_stats *emp_trace_stats(const struct emp_trace *t);
+/* Number of violations of every kind (eoi, ess, time, exits without entry). */
+uint64_t emp_trace_violations(const struct emp_trace_stats *s);
+
+/* emp_trace_cct_ops - ops that fold calls into a calling-context tree: arg is a struct emp_trace_cct. */
+struct emp_trace_cct {
+	struct emp_cct *cct;
+	struct emp_symtab_map *map; /* local ids of the dump being fed -> global symbol ids */
+	struct emp_dump_reader *r;  /* that dump: durations via emp_dump_ticks_to_ns() (the META rate while streaming) */
+};
+extern const struct emp_trace_ops emp_trace_cct_ops;
+
+#endif /* EMP_TRACE_H */
