@@ -1102,6 +1102,8 @@ static int instrument(struct rw_class *rc, struct emp_cf_member *mb, int code_id
 		}
 	}
 	m.want_smt = cf->major_version >= 50;
+	if (!m.want_smt)
+		m.has_smt = false; /* below 50 the JVM ignores a StackMapTable: not decoded, dropped */
 	if (m.is_ctor && (r = ctor_analyse(&m)))
 		goto out;
 	if ((r = initial_frame(&m)) || (r = decode_frames(&m)))
