@@ -152,11 +152,22 @@ static int push(char ***list, size_t *n, const char *v)
 	return 0;
 }
 
+/* Options that take one value; their index is their bit in parse_one()'s @seen. */
+static const char *const single[] = { "mode", "interval", "clock", "depth", "out", "writer", "onfull",
+				      "flush", "ringsize", "timesource", "log", "iteration" };
+
+/* Whether @key names an option that takes a value (to tell "mode" without =value from a misspelt name). */
+static int known_key(const char *key)
+{
+	for (unsigned i = 0; i < sizeof(single) / sizeof(single[0]); i++)
+		if (!strcmp(key, single[i]))
+			return 1;
+	return !strcmp(key, "include") || !strcmp(key, "exclude");
+}
+
 /* One key=value, already split.  @seen records which single-valued keys appeared, to refuse repeats. */
 static int parse_one(struct emp_options *o, const char *key, const char *val, unsigned *seen, char *err, size_t el)
 {
-	static const char *const single[] = { "mode", "interval", "clock", "depth", "out", "writer", "onfull",
-					      "flush", "ringsize", "timesource", "log", "iteration" };
 	for (unsigned i = 0; i < sizeof(single) / sizeof(single[0]); i++) {
 		if (!strcmp(key, single[i])) {
 			if (*seen & (1u << i))
@@ -267,6 +278,8 @@ static int parse_one(struct emp_options *o, const char *key, const char *val, un
 		free(o->iteration);
 		if (!(o->iteration = strdup(val)))
 			return fail(err, el, "out of memory");
+	} else if (!strcmp(key, "help")) {
+		return fail(err, el, "option help takes no value (help=%s)", val);
 	} else {
 		return fail(err, el, "unknown option '%s' (try help)", key);
 	}
@@ -307,8 +320,10 @@ int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t
 		if (!eq) {
 			if (!strcmp(item, "help"))
 				o->help = 1;
-			else
+			else if (known_key(item))
 				return fail(err, errlen, "option '%s' needs a value (key=value; try help)", item);
+			else
+				return fail(err, errlen, "unknown option '%s' (try help)", item);
 		} else {
 			*eq = 0;
 			if (!*item)

@@ -455,7 +455,14 @@ static int read_chunk(struct emp_dump_reader *r)
 		break;
 	}
 	default:
-		break; /* a chunk type from a later minor version: checksummed, skipped */
+		/* A later minor version may add chunk types (checksummed, skipped here); a file of a minor version this
+		 * reader knows cannot hold one, so there the type byte itself was damaged. */
+		if (r->minor <= EMP_DUMP_VERSION_MINOR) {
+			set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: unknown chunk type %u at byte %" PRIu64, r->path,
+				   type, at);
+			return 0;
+		}
+		break;
 	}
 	if (bad) {
 		set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: %s chunk at byte %" PRIu64 ": %s", r->path,
@@ -546,6 +553,7 @@ int emp_dump_reader_next(struct emp_dump_reader *r, struct emp_event *ev)
 			r->status = EMP_DUMP_READING;
 			set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: EVENTS chunk at byte %" PRIu64 ": %s", r->path,
 				   r->chunk_offset, why);
+			r->good_offset = r->chunk_offset; /* this chunk was not read completely after all */
 			r->ev_p = r->ev_end = NULL;
 			return 0;
 		}

@@ -1,0 +1,1098 @@
+/* SPDX-License-Identifier: MIT */
+/* test_dump.c - the dump format module (dump/): writer -> reader round trip of every field, exact encoded sizes,
+ * truncation at every byte, single-byte corruption of every chunk, header errors, clock calibration.
+ *
+ * Dumps are encoded into memory through the writer's sink callback and written to temporary files for the reader;
+ * no binary dump is kept in the repository.  With EMP_TEST_CORPUS set (make fuzz), the test "corpus" also leaves a
+ * few valid dumps in that directory as seeds for tests/fuzz/fuzz_dump_reader.c. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dump.h"
+#include "dump_reader.h"
+#include "dump_writer.h"
+#include "varint.h"
+
+/* ---- a memory sink ---------------------------------------------------------------------------------------- */
+
+struct mem {
+	uint8_t *p;
+	size_t n, cap;
+	unsigned calls;
+	int fail_rc; /* when non-zero, the sink returns it */
+};
+
+static int mem_sink(void *ctx, const void *buf, size_t len)
+{
+	struct mem *m = ctx;
+	m->calls++;
+	if (m->fail_rc)
+		return m->fail_rc;
+	if (m->n + len > m->cap) {
+		m->cap = (m->n + len) * 2;
+		m->p = realloc(m->p, m->cap);
+		cr_assert_not_null(m->p);
+	}
+	memcpy(m->p + m->n, buf, len);
+	m->n += len;
+	return 0;
+}
+
+/* ---- expected events -------------------------------------------------------------------------------------- */
+
+struct xev {
+	enum emp_event_kind kind;
+	uint32_t thread;
+	uint64_t ticks;
+	uint32_t method, state, depth;
+	uint32_t *frames;
+};
+
+struct xlist {
+	struct xev *v;
+	size_t n, cap;
+};
+
+static struct xev *xpush(struct xlist *l)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		cr_assert_not_null(l->v);
+	}
+	struct xev *e = &l->v[l->n++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+static void xfree(struct xlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].frames);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Append an event to the builder and to the expected list. */
+static void enter(struct emp_dump_events *b, struct xlist *x, uint32_t thread, uint64_t ticks, uint32_t method)
+{
+	cr_assert_eq(emp_dump_events_enter(b, ticks, method), 0);
+	struct xev *e = xpush(x);
+	e->kind = EMP_EV_ENTER;
+	e->thread = thread;
+	e->ticks = ticks;
+	e->method = method;
+}
+
+static void leave(struct emp_dump_events *b, struct xlist *x, uint32_t thread, uint64_t ticks, int thrown)
+{
+	cr_assert_eq(emp_dump_events_exit(b, ticks, thrown), 0);
+	struct xev *e = xpush(x);
+	e->kind = thrown ? EMP_EV_EXIT_THROW : EMP_EV_EXIT;
+	e->thread = thread;
+	e->ticks = ticks;
+}
+
+static void sample(struct emp_dump_events *b, struct xlist *x, uint32_t thread, uint64_t ticks,
+		   enum emp_thread_state st, const uint32_t *frames, uint32_t depth)
+{
+	cr_assert_eq(emp_dump_events_sample(b, ticks, st, frames, depth), 0);
+	struct xev *e = xpush(x);
+	e->kind = EMP_EV_SAMPLE;
+	e->thread = thread;
+	e->ticks = ticks;
+	e->state = st;
+	e->depth = depth;
+	e->frames = malloc((depth ? depth : 1) * sizeof(uint32_t));
+	cr_assert_not_null(e->frames);
+	if (depth)
+		memcpy(e->frames, frames, depth * sizeof(uint32_t));
+}
+
+static void assert_event(const struct emp_event *ev, const struct xev *x, size_t i)
+{
+	cr_assert_eq(ev->kind, x->kind, "event %zu: kind %d, expected %d", i, ev->kind, x->kind);
+	cr_assert_eq(ev->thread, x->thread, "event %zu: thread", i);
+	cr_assert_eq(ev->ticks, x->ticks, "event %zu: ticks %" PRIu64 ", expected %" PRIu64, i, ev->ticks, x->ticks);
+	if (x->kind == EMP_EV_ENTER)
+		cr_assert_eq(ev->method, x->method, "event %zu: method", i);
+	if (x->kind == EMP_EV_SAMPLE) {
+		cr_assert_eq(ev->state, x->state, "event %zu: state", i);
+		cr_assert_eq(ev->depth, x->depth, "event %zu: depth %u, expected %u", i, ev->depth, x->depth);
+		for (uint32_t k = 0; k < x->depth; k++)
+			cr_assert_eq(ev->frames[k], x->frames[k], "event %zu: frame %u", i, k);
+	}
+}
+
+/* ---- files ------------------------------------------------------------------------------------------------ */
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	cr_assert_eq(fwrite(p, 1, n, f), n);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* A temporary file holding @n bytes of @p; the caller unlinks @path. */
+static void temp_file(char *path, size_t len, const void *p, size_t n)
+{
+	snprintf(path, len, "/tmp/emp-test-dump-XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	write_file(path, p, n);
+}
+
+/* Open @n bytes as a dump (the file is unlinked again once open).  Return: reader, or NULL with @err set. */
+static struct emp_dump_reader *open_bytes(const void *p, size_t n, char *path, size_t plen, char *err, size_t elen)
+{
+	struct emp_dump_reader *r;
+	temp_file(path, plen, p, n);
+	int rc = emp_dump_reader_open(path, &r, err, elen);
+	unlink(path);
+	if (rc) {
+		cr_assert_null(r);
+		return NULL;
+	}
+	cr_assert_not_null(r);
+	return r;
+}
+
+/* Read every event of @r and compare with the first @n events of @x. */
+static void assert_events(struct emp_dump_reader *r, const struct xlist *x, size_t n)
+{
+	struct emp_event ev;
+	size_t i = 0;
+	while (emp_dump_reader_next(r, &ev)) {
+		cr_assert_lt(i, n, "more events than expected (%zu); status %d: %s", n, emp_dump_reader_status(r),
+			     emp_dump_reader_error(r));
+		assert_event(&ev, &x->v[i], i);
+		i++;
+	}
+	cr_assert_eq(i, n, "%zu events read, expected %zu; status %d: %s", i, n, emp_dump_reader_status(r),
+		     emp_dump_reader_error(r));
+	cr_assert_eq(emp_dump_reader_next(r, &ev), 0, "the end stays the end");
+}
+
+/* Read every event of @r; the first @limit must match @x.  Return: the number read. */
+static size_t count_events(struct emp_dump_reader *r, const struct xlist *x, size_t limit)
+{
+	struct emp_event ev;
+	size_t i = 0;
+	while (emp_dump_reader_next(r, &ev)) {
+		if (i < limit)
+			assert_event(&ev, &x->v[i], i);
+		i++;
+	}
+	return i;
+}
+
+/* ---- the small complete dump used by several tests -------------------------------------------------------- */
+
+#define MAX_CHUNKS 16
+
+struct small {
+	struct mem m;
+	struct xlist x;
+	size_t nchunks;
+	uint64_t start[MAX_CHUNKS], end[MAX_CHUNKS]; /* chunk i occupies [start, end) */
+	enum emp_chunk_type type[MAX_CHUNKS];
+	size_t events_upto[MAX_CHUNKS];              /* events in chunks 0..i */
+};
+
+static void mark(struct small *s, struct emp_dump_writer *w, enum emp_chunk_type type)
+{
+	size_t i = s->nchunks++;
+	cr_assert_lt(i, MAX_CHUNKS);
+	s->start[i] = i ? s->end[i - 1] : EMP_DUMP_HEADER_LEN;
+	s->end[i] = emp_dump_writer_offset(w);
+	cr_assert_eq(s->end[i], s->m.n);
+	cr_assert_gt(s->end[i], s->start[i], "chunk %zu was written", i);
+	s->type[i] = type;
+	s->events_upto[i] = s->x.n;
+}
+
+static const char *const small_meta[] = {
+	"agent", "emp", "agent_version", "0.1.0", "mode", "sample", "options", "mode=sample,interval=1ms",
+	"clock_hz", "2000000000", "clock_ref_ticks", "1000", "clock_ref_mono_ns", "5000000000",
+	"empty", "", "utf8", "caf\xc3\xa9 \xe2\x82\xac",
+};
+static const char *const small_end[] = {
+	"reason", "vm_death", "clock_end_ticks", "3000001000", "clock_end_mono_ns", "7000000000", "events", "14",
+};
+
+/* Header, META, SYMBOLS, EVENTS(t0), EVENTS(t1), COUNTERS, EVENTS(t0), SYMBOLS, EVENTS(t1), COUNTERS, END. */
+static void build_small(struct small *s)
+{
+	memset(s, 0, sizeof(*s));
+	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &s->m);
+	cr_assert_not_null(w);
+	struct emp_dump_events *t0 = emp_dump_events_new(0), *t1 = emp_dump_events_new(1);
+	cr_assert(t0 && t1);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	cr_assert_eq(emp_dump_writer_offset(w), EMP_DUMP_HEADER_LEN);
+	cr_assert_eq(emp_dump_write_meta(w, small_meta, sizeof(small_meta) / sizeof(small_meta[0]) / 2), 0);
+	mark(s, w, EMP_CHUNK_META);
+	cr_assert_eq(emp_dump_add_method(w, 0, EMP_FRAME_JAVA, EMP_METHOD_ITERATION, "emp.sut.CallTree",
+					 "runIteration", "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, 1, EMP_FRAME_NATIVE, EMP_METHOD_INLINED, "libc.so.6", "read", ""), 0);
+	cr_assert_eq(emp_dump_add_method(w, 2, EMP_FRAME_PSEUDO, 0, "", "[unknown_Java]", NULL), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 0, 4242, EMP_THREAD_JAVA, "main"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 1, 1ull << 40, 0, "worker \xe2\x82\xac"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	mark(s, w, EMP_CHUNK_SYMBOLS);
+
+	enter(t0, &s->x, 0, 1000, 0);
+	enter(t0, &s->x, 0, 1005, 1);
+	leave(t0, &s->x, 0, 1010, 0);
+	leave(t0, &s->x, 0, 1003, 1); /* a backwards step (TSC skew) */
+	cr_assert_eq(emp_dump_events_count(t0), 4);
+	cr_assert_eq(emp_dump_events_flush(w, t0), 0);
+	cr_assert_eq(emp_dump_events_count(t0), 0);
+	mark(s, w, EMP_CHUNK_EVENTS);
+
+	static const uint32_t a[] = { 0, 1, 2 }, b[] = { 0, 1 }, c[] = { 0, 2, 1 };
+	sample(t1, &s->x, 1, 2000, EMP_STATE_RUNNING, a, 3);
+	sample(t1, &s->x, 1, 2100, EMP_STATE_WAITING, b, 2);
+	sample(t1, &s->x, 1, 2200, EMP_STATE_NATIVE, c, 3);
+	sample(t1, &s->x, 1, 2300, EMP_STATE_UNKNOWN, NULL, 0);
+	sample(t1, &s->x, 1, 2400, EMP_STATE_SLEEPING, c, 3);
+	cr_assert_eq(emp_dump_events_flush(w, t1), 0);
+	mark(s, w, EMP_CHUNK_EVENTS);
+
+	static const char *const cn[] = { "lost_ring_full", "samples" };
+	static const uint64_t cv[] = { 3, 5 };
+	cr_assert_eq(emp_dump_write_counters(w, cn, cv, 2), 0);
+	mark(s, w, EMP_CHUNK_COUNTERS);
+
+	enter(t0, &s->x, 0, 1020, 2);
+	leave(t0, &s->x, 0, 1030, 0);
+	cr_assert_eq(emp_dump_events_flush(w, t0), 0);
+	mark(s, w, EMP_CHUNK_EVENTS);
+
+	cr_assert_eq(emp_dump_add_method(w, 3, EMP_FRAME_JAVA, 0, "emp.sut.Late", "m", "(IJ)Ljava/lang/String;"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	mark(s, w, EMP_CHUNK_SYMBOLS);
+
+	sample(t1, &s->x, 1, 2500, EMP_STATE_BLOCKED, c, 3); /* same stack as the last one, but a new chunk */
+	static const uint32_t d[] = { 0, 2, 3 };
+	sample(t1, &s->x, 1, 2600, EMP_STATE_RUNNING, d, 3);
+	cr_assert_eq(emp_dump_events_flush(w, t1), 0);
+	mark(s, w, EMP_CHUNK_EVENTS);
+
+	static const uint64_t cv2[] = { 4, 7 };
+	cr_assert_eq(emp_dump_write_counters(w, cn, cv2, 2), 0);
+	mark(s, w, EMP_CHUNK_COUNTERS);
+
+	cr_assert_eq(emp_dump_write_end(w, small_end, sizeof(small_end) / sizeof(small_end[0]) / 2), 0);
+	mark(s, w, EMP_CHUNK_END);
+	/* nothing pending: these write nothing */
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	cr_assert_eq(emp_dump_events_flush(w, t0), 0);
+	cr_assert_eq(s->m.n, s->end[s->nchunks - 1]);
+	emp_dump_events_free(t0);
+	emp_dump_events_free(t1);
+	emp_dump_writer_free(w);
+}
+
+static void free_small(struct small *s)
+{
+	free(s->m.p);
+	xfree(&s->x);
+}
+
+/* Index of the last chunk ending at or before @len, or -1. */
+static int last_complete(const struct small *s, uint64_t len)
+{
+	int k = -1;
+	for (size_t i = 0; i < s->nchunks; i++)
+		if (s->end[i] <= len)
+			k = (int)i;
+	return k;
+}
+
+TestSuite(dump);
+
+/* ---- round trip ------------------------------------------------------------------------------------------- */
+
+Test(dump, header_bytes)
+{
+	struct mem m = { 0 };
+	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	static const uint8_t want[16] = { 0x89, 'E', 'M', 'P', '\r', '\n', 0x1a, '\n', 1, 0, 0, 0, 0, 0, 0, 0 };
+	cr_assert_eq(m.n, 16);
+	cr_assert_arr_eq(m.p, want, 16);
+	emp_dump_writer_free(w);
+	free(m.p);
+}
+
+Test(dump, round_trip_every_field)
+{
+	struct small s;
+	build_small(&s);
+	char path[64], err[512];
+	struct emp_dump_reader *r = open_bytes(s.m.p, s.m.n, path, sizeof(path), err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	cr_assert_str_eq(emp_dump_reader_path(r), path);
+	cr_assert_eq(emp_dump_reader_file_size(r), s.m.n);
+	cr_assert_eq(emp_dump_reader_version_minor(r), 0);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_READING);
+	cr_assert_str_eq(emp_dump_reader_error(r), "");
+	assert_events(r, &s.x, s.x.n);
+	cr_assert_eq(s.x.n, 13);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	cr_assert_str_eq(emp_dump_reader_error(r), "");
+	cr_assert_eq(emp_dump_reader_good_offset(r), s.m.n);
+
+	/* META, in order, and by key */
+	size_t nmeta = sizeof(small_meta) / sizeof(small_meta[0]) / 2;
+	cr_assert_eq(emp_dump_meta_count(r), nmeta);
+	for (size_t i = 0; i < nmeta; i++) {
+		const char *k, *v;
+		emp_dump_meta_at(r, i, &k, &v);
+		cr_assert_str_eq(k, small_meta[2 * i]);
+		cr_assert_str_eq(v, small_meta[2 * i + 1]);
+		cr_assert_str_eq(emp_dump_meta(r, small_meta[2 * i]), small_meta[2 * i + 1]);
+	}
+	cr_assert_null(emp_dump_meta(r, "absent"));
+	cr_assert_null(emp_dump_meta(r, "reason"), "END keys are not META keys");
+	/* END */
+	for (size_t i = 0; i < sizeof(small_end) / sizeof(small_end[0]); i += 2)
+		cr_assert_str_eq(emp_dump_end_value(r, small_end[i]), small_end[i + 1]);
+	cr_assert_null(emp_dump_end_value(r, "agent"));
+
+	/* methods of every frame kind, with flags */
+	cr_assert_eq(emp_dump_method_limit(r), 4);
+	const struct emp_dump_method *m = emp_dump_method(r, 0);
+	cr_assert_not_null(m);
+	cr_assert_eq(m->id, 0);
+	cr_assert_eq(m->kind, EMP_FRAME_JAVA);
+	cr_assert_eq(m->flags, EMP_METHOD_ITERATION);
+	cr_assert_str_eq(m->klass, "emp.sut.CallTree");
+	cr_assert_str_eq(m->name, "runIteration");
+	cr_assert_str_eq(m->descriptor, "()V");
+	m = emp_dump_method(r, 1);
+	cr_assert_eq(m->id, 1);
+	cr_assert_eq(m->kind, EMP_FRAME_NATIVE);
+	cr_assert_eq(m->flags, EMP_METHOD_INLINED);
+	cr_assert_str_eq(m->klass, "libc.so.6");
+	cr_assert_str_eq(m->name, "read");
+	cr_assert_str_eq(m->descriptor, "");
+	m = emp_dump_method(r, 2);
+	cr_assert_eq(m->kind, EMP_FRAME_PSEUDO);
+	cr_assert_eq(m->flags, 0);
+	cr_assert_str_eq(m->klass, "");
+	cr_assert_str_eq(m->name, "[unknown_Java]");
+	cr_assert_str_eq(m->descriptor, "", "NULL is written as an empty string");
+	m = emp_dump_method(r, 3);
+	cr_assert_str_eq(m->descriptor, "(IJ)Ljava/lang/String;");
+	cr_assert_null(emp_dump_method(r, 4));
+	cr_assert_null(emp_dump_method(r, UINT32_MAX));
+
+	/* threads */
+	cr_assert_eq(emp_dump_thread_limit(r), 2);
+	const struct emp_dump_thread *t = emp_dump_thread(r, 0);
+	cr_assert_eq(t->id, 0);
+	cr_assert_eq(t->os_tid, 4242);
+	cr_assert_eq(t->flags, EMP_THREAD_JAVA);
+	cr_assert_str_eq(t->name, "main");
+	t = emp_dump_thread(r, 1);
+	cr_assert_eq(t->id, 1);
+	cr_assert_eq(t->os_tid, 1ull << 40);
+	cr_assert_eq(t->flags, 0);
+	cr_assert_str_eq(t->name, "worker \xe2\x82\xac");
+	cr_assert_null(emp_dump_thread(r, 2));
+
+	/* counters: the last COUNTERS chunk wins */
+	cr_assert_eq(emp_dump_counter_count(r), 2);
+	const char *name;
+	uint64_t value;
+	emp_dump_counter_at(r, 0, &name, &value);
+	cr_assert_str_eq(name, "lost_ring_full");
+	cr_assert_eq(value, 4);
+	emp_dump_counter_at(r, 1, &name, &value);
+	cr_assert_str_eq(name, "samples");
+	cr_assert_eq(value, 7);
+	cr_assert_eq(emp_dump_counter(r, "samples"), 7);
+	cr_assert_eq(emp_dump_counter(r, "absent"), 0);
+
+	/* chunk and event counts */
+	cr_assert_eq(emp_dump_chunks(r, EMP_CHUNK_META), 1);
+	cr_assert_eq(emp_dump_chunks(r, EMP_CHUNK_SYMBOLS), 2);
+	cr_assert_eq(emp_dump_chunks(r, EMP_CHUNK_EVENTS), 4);
+	cr_assert_eq(emp_dump_chunks(r, EMP_CHUNK_COUNTERS), 2);
+	cr_assert_eq(emp_dump_chunks(r, EMP_CHUNK_END), 1);
+	cr_assert_eq(emp_dump_chunks(r, (enum emp_chunk_type)99), 0);
+	cr_assert_eq(emp_dump_events(r, EMP_EV_ENTER), 3);
+	cr_assert_eq(emp_dump_events(r, EMP_EV_EXIT), 2);
+	cr_assert_eq(emp_dump_events(r, EMP_EV_EXIT_THROW), 1);
+	cr_assert_eq(emp_dump_events(r, EMP_EV_SAMPLE), 7);
+	cr_assert_eq(emp_dump_events(r, (enum emp_event_kind)99), 0);
+
+	/* calibration: END is 2 s after META, 3e9 ticks apart -> 1.5 GHz (not META's 2 GHz) */
+	cr_assert_eq(emp_dump_clock_hz(r), 1.5e9);
+	cr_assert_eq(emp_dump_ticks_to_ns(r, 1.5e9), 1e9);
+	cr_assert_eq(emp_dump_ticks_to_ns(r, 3), 2);
+	emp_dump_reader_close(r);
+	free_small(&s);
+}
+
+Test(dump, drain_reads_symbols_and_counters)
+{
+	struct small s;
+	build_small(&s);
+	char path[64], err[512];
+	struct emp_dump_reader *r = open_bytes(s.m.p, s.m.n, path, sizeof(path), err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	emp_dump_reader_drain(r);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE);
+	cr_assert_eq(emp_dump_method_limit(r), 4);
+	cr_assert_eq(emp_dump_counter(r, "lost_ring_full"), 4);
+	cr_assert_eq(emp_dump_events(r, EMP_EV_SAMPLE), 7);
+	emp_dump_reader_close(r);
+	free_small(&s);
+}
+
+/* Write @x through a fresh writer with symbols for methods 0..@nmethods-1 and thread 0; read back and compare. */
+static void round_trip_thread0(struct emp_dump_events *b, struct xlist *x, uint32_t nmethods, struct mem *m,
+			       struct emp_dump_writer *w)
+{
+	cr_assert_eq(emp_dump_events_flush(w, b), 0);
+	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
+	char path[64], err[512];
+	struct emp_dump_reader *r = open_bytes(m->p, m->n, path, sizeof(path), err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	assert_events(r, x, x->n);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	cr_assert_eq(emp_dump_method_limit(r), nmethods);
+	emp_dump_reader_close(r);
+}
+
+static struct emp_dump_writer *writer_with_symbols(struct mem *m, uint32_t nmethods)
+{
+	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, m);
+	cr_assert_not_null(w);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	cr_assert_eq(emp_dump_write_meta(w, NULL, 0), 0);
+	for (uint32_t i = 0; i < nmethods; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "m%u", i);
+		cr_assert_eq(emp_dump_add_method(w, i, EMP_FRAME_JAVA, 0, "C", name, "()V"), 0);
+	}
+	cr_assert_eq(emp_dump_add_thread(w, 0, 1, 0, "t"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	return w;
+}
+
+Test(dump, tick_deltas_extremes)
+{
+	struct mem m = { 0 };
+	struct emp_dump_writer *w = writer_with_symbols(&m, 2);
+	struct emp_dump_events *b = emp_dump_events_new(0);
+	struct xlist x = { 0 };
+	static const uint64_t ticks[] = { UINT64_MAX - 5, 0, UINT64_MAX, 1ull << 63, (1ull << 63) - 1, 7, 7, 6,
+					  UINT64_MAX / 3, 0 };
+	for (size_t i = 0; i < sizeof(ticks) / sizeof(ticks[0]); i++) {
+		if (i % 2)
+			leave(b, &x, 0, ticks[i], (int)(i % 4 == 1));
+		else
+			enter(b, &x, 0, ticks[i], (uint32_t)(i / 2 % 2));
+	}
+	round_trip_thread0(b, &x, 2, &m, w);
+	emp_dump_events_free(b);
+	emp_dump_writer_free(w);
+	xfree(&x);
+	free(m.p);
+}
+
+Test(dump, max_depth_and_shared_prefixes)
+{
+	struct mem m = { 0 };
+	enum { NM = 300 };
+	struct emp_dump_writer *w = writer_with_symbols(&m, NM);
+	struct emp_dump_events *b = emp_dump_events_new(0);
+	struct xlist x = { 0 };
+	static uint32_t f[EMP_MAX_FRAMES + 1];
+	for (uint32_t i = 0; i <= EMP_MAX_FRAMES; i++)
+		f[i] = (i * 7u) % NM;
+	sample(b, &x, 0, 100, EMP_STATE_RUNNING, f, EMP_MAX_FRAMES);
+	f[4000] = 1;
+	sample(b, &x, 0, 200, EMP_STATE_RUNNING, f, EMP_MAX_FRAMES); /* shares 4000 frames */
+	sample(b, &x, 0, 300, EMP_STATE_WAITING, f, 10);             /* a prefix of the previous */
+	f[5] = 299;
+	sample(b, &x, 0, 400, EMP_STATE_BLOCKED, f, EMP_MAX_FRAMES); /* shares 5, then 4091 new */
+	enter(b, &x, 0, 450, 299);                                   /* trace events between samples */
+	leave(b, &x, 0, 460, 0);
+	sample(b, &x, 0, 500, EMP_STATE_BLOCKED, f, EMP_MAX_FRAMES); /* shares everything */
+	uint64_t count = emp_dump_events_count(b);
+	cr_assert_eq(emp_dump_events_sample(b, 600, EMP_STATE_RUNNING, f, EMP_MAX_FRAMES + 1), -EINVAL);
+	cr_assert_eq(emp_dump_events_count(b), count, "a refused sample is not recorded");
+	round_trip_thread0(b, &x, NM, &m, w);
+	emp_dump_events_free(b);
+	emp_dump_writer_free(w);
+	xfree(&x);
+	free(m.p);
+}
+
+/* The EVENTS chunk starting at @off in @m: its raw length. */
+static uint32_t chunk_raw_len(const struct mem *m, uint64_t off)
+{
+	cr_assert_leq(off + EMP_CHUNK_HEADER_LEN, m->n);
+	cr_assert_eq(emp_get_u32le(m->p + off), EMP_CHUNK_MAGIC);
+	return emp_get_u32le(m->p + off + 12);
+}
+
+Test(dump, events_full_cuts_chunks)
+{
+	struct mem m = { 0 };
+	struct emp_dump_writer *w = writer_with_symbols(&m, 2);
+	struct emp_dump_events *b = emp_dump_events_new(0);
+	struct xlist x = { 0 };
+	/* chunk head: thread 0 (1 byte), base ticks 0 (1 byte); each ENTER of method 1 one tick later: 2 bytes.
+	 * The chunk is full at 2 + 2k >= 1 MiB, i.e. after k = 524287 events. */
+	uint64_t ticks = 0;
+	uint64_t k;
+	for (k = 0; k < 524287; k++) {
+		cr_assert_eq(emp_dump_events_full(b), 0, "full after %" PRIu64 " events", k);
+		enter(b, &x, 0, ticks, 1);
+		ticks++;
+	}
+	cr_assert_eq(emp_dump_events_full(b), 1);
+	cr_assert_eq(emp_dump_events_count(b), 524287);
+	uint64_t off = emp_dump_writer_offset(w);
+	cr_assert_eq(emp_dump_events_flush(w, b), 0);
+	cr_assert_eq(chunk_raw_len(&m, off), EMP_CHUNK_RAW_TARGET);
+	cr_assert_eq(emp_dump_events_full(b), 0, "a flush starts a new chunk");
+	/* second and third chunks of the same thread, with their own time base */
+	for (int c = 0; c < 2; c++) {
+		leave(b, &x, 0, ticks + 1000, 0);
+		enter(b, &x, 0, ticks + 999, 0);
+		ticks += 2000;
+		off = emp_dump_writer_offset(w);
+		cr_assert_eq(emp_dump_events_flush(w, b), 0);
+		/* thread 0, base ticks (3 bytes: < 2^21), EXIT dt 0, ENTER dt -1 */
+		cr_assert_eq(chunk_raw_len(&m, off), 1 + 3 + 2 + 2);
+	}
+	round_trip_thread0(b, &x, 2, &m, w);
+	emp_dump_events_free(b);
+	emp_dump_writer_free(w);
+	xfree(&x);
+	free(m.p);
+}
+
+/* ---- exact encoded sizes ---------------------------------------------------------------------------------- */
+
+Test(dump, encoded_sizes)
+{
+	struct mem m = { 0 };
+	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
+	struct emp_dump_events *b = emp_dump_events_new(0);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+
+	/* A traced call with method id < 16 and deltas < 64 ticks costs 4 bytes: ENTER 2, EXIT 2. */
+	uint64_t off = emp_dump_writer_offset(w);
+	cr_assert_eq(emp_dump_events_enter(b, 0, 3), 0);
+	cr_assert_eq(emp_dump_events_exit(b, 5, 0), 0);
+	cr_assert_eq(emp_dump_events_flush(w, b), 0);
+	cr_assert_eq(chunk_raw_len(&m, off), 1 + 1 + 2 + 2, "head (thread, base) + ENTER + EXIT");
+	off = emp_dump_writer_offset(w);
+	for (int i = 0; i < 10; i++) {
+		cr_assert_eq(emp_dump_events_enter(b, (uint64_t)i * 100, 15), 0);
+		cr_assert_eq(emp_dump_events_exit(b, (uint64_t)i * 100 + 63, i & 1), 0);
+	}
+	cr_assert_eq(emp_dump_events_flush(w, b), 0);
+	/* base 0 (1 byte); deltas 0 and 63 (zigzag 126) are 1 byte; from the 2nd call the ENTER delta is 37 */
+	cr_assert_eq(chunk_raw_len(&m, off), 2 + 10 * 4);
+
+	/* boundaries: method 16 needs a 2-byte head; delta 64 and -65 need 2 bytes, -64 needs 1 */
+	off = emp_dump_writer_offset(w);
+	cr_assert_eq(emp_dump_events_enter(b, 1000, 16), 0); /* 2 + 1 */
+	cr_assert_eq(emp_dump_events_exit(b, 1064, 0), 0);   /* 1 + 2 */
+	cr_assert_eq(emp_dump_events_exit(b, 1000, 0), 0);   /* 1 + 1 (-64) */
+	cr_assert_eq(emp_dump_events_exit(b, 935, 1), 0);    /* 1 + 2 (-65) */
+	cr_assert_eq(emp_dump_events_flush(w, b), 0);
+	cr_assert_eq(chunk_raw_len(&m, off), 1 + 2 + 3 + 3 + 2 + 3);
+
+	/* samples: the first of a chunk carries its whole stack; later ones only what differs */
+	static const uint32_t s1[] = { 1, 2, 3 }, s2[] = { 1, 2, 4 };
+	off = emp_dump_writer_offset(w);
+	cr_assert_eq(emp_dump_events_sample(b, 0, EMP_STATE_RUNNING, s1, 3), 0); /* 1+1+1+1+3 */
+	cr_assert_eq(emp_dump_events_sample(b, 1, EMP_STATE_RUNNING, s2, 3), 0); /* 1+1+1+1+1 */
+	cr_assert_eq(emp_dump_events_sample(b, 2, EMP_STATE_RUNNING, s2, 3), 0); /* 1+1+1+1 */
+	cr_assert_eq(emp_dump_events_sample(b, 3, EMP_STATE_RUNNING, s2, 1), 0); /* 1+1+1+1 */
+	cr_assert_eq(emp_dump_events_flush(w, b), 0);
+	cr_assert_eq(chunk_raw_len(&m, off), 2 + 7 + 5 + 4 + 4);
+	/* after a flush the first sample carries its whole stack again */
+	off = emp_dump_writer_offset(w);
+	cr_assert_eq(emp_dump_events_sample(b, 4, EMP_STATE_RUNNING, s2, 3), 0);
+	cr_assert_eq(emp_dump_events_flush(w, b), 0);
+	cr_assert_eq(chunk_raw_len(&m, off), 2 + 7);
+
+	/* META: varint n, then str key, str value */
+	static const char *const kv[] = { "k", "v", "key", "" };
+	off = emp_dump_writer_offset(w);
+	cr_assert_eq(emp_dump_write_meta(w, kv, 2), 0);
+	cr_assert_eq(chunk_raw_len(&m, off), 1 + 2 + 2 + 4 + 1);
+	/* COUNTERS: varint n, then str name, varint value */
+	static const char *const cn[] = { "a", "bb" };
+	static const uint64_t cv[] = { 127, 128 };
+	off = emp_dump_writer_offset(w);
+	cr_assert_eq(emp_dump_write_counters(w, cn, cv, 2), 0);
+	cr_assert_eq(chunk_raw_len(&m, off), 1 + 2 + 1 + 3 + 2);
+	/* SYMBOLS: METHOD kind, id, frame kind, flags, 3 strings; THREAD kind, id, os tid, flags, name */
+	off = emp_dump_writer_offset(w);
+	cr_assert_eq(emp_dump_add_method(w, 200, EMP_FRAME_JAVA, 0, "A", "b", "()V"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 0, 300, EMP_THREAD_JAVA, "main"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	cr_assert_eq(chunk_raw_len(&m, off), (1 + 2 + 1 + 1 + 2 + 2 + 4) + (1 + 1 + 2 + 1 + 5));
+
+	/* the chunk header around an LZ4 frame */
+	const uint8_t *h = m.p + off;
+	cr_assert_eq(h[4], EMP_CHUNK_SYMBOLS);
+	cr_assert_eq(h[5], 0);
+	cr_assert_eq(emp_get_u16le(h + 6), 0);
+	uint32_t stored = emp_get_u32le(h + 8);
+	cr_assert_eq(off + EMP_CHUNK_HEADER_LEN + stored, m.n, "the chunk ends where the writer's offset is");
+	static const uint8_t lz4_magic[4] = { 0x04, 0x22, 0x4d, 0x18 };
+	cr_assert_arr_eq(h + 16, lz4_magic, 4, "an LZ4 frame follows the header");
+	emp_dump_events_free(b);
+	emp_dump_writer_free(w);
+	free(m.p);
+}
+
+/* ---- writer errors ---------------------------------------------------------------------------------------- */
+
+Test(dump, writer_sink_errors_stick)
+{
+	struct mem m = { 0 };
+	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	m.fail_rc = -ENOSPC;
+	static const char *const kv[] = { "a", "b" };
+	cr_assert_eq(emp_dump_write_meta(w, kv, 1), -ENOSPC);
+	cr_assert_eq(m.calls, 2);
+	m.fail_rc = 0;
+	cr_assert_eq(emp_dump_write_end(w, kv, 1), -ENOSPC, "the first error sticks");
+	cr_assert_eq(m.calls, 2, "the sink is not called again");
+	cr_assert_eq(emp_dump_writer_offset(w), EMP_DUMP_HEADER_LEN);
+	emp_dump_writer_free(w);
+
+	struct mem m2 = { .fail_rc = 1 };
+	w = emp_dump_writer_new(mem_sink, &m2);
+	cr_assert_eq(emp_dump_write_header(w), -EIO, "a positive sink result becomes -EIO");
+	cr_assert_eq(emp_dump_writer_offset(w), 0);
+	emp_dump_writer_free(w);
+	free(m.p);
+	free(m2.p);
+}
+
+Test(dump, writer_rejects_null_kv)
+{
+	struct mem m = { 0 };
+	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
+	static const char *const kv[] = { "a", NULL };
+	cr_assert_eq(emp_dump_write_meta(w, kv, 1), -EINVAL);
+	cr_assert_eq(m.n, 0);
+	emp_dump_writer_free(w);
+	emp_dump_writer_free(NULL);
+	emp_dump_events_free(NULL);
+	free(m.p);
+}
+
+/* ---- truncation at every byte ----------------------------------------------------------------------------- */
+
+Test(dump, truncated_at_every_byte)
+{
+	struct small s;
+	build_small(&s);
+	char path[64], err[512], want[512];
+	for (size_t len = 0; len <= s.m.n; len++) {
+		struct emp_dump_reader *r = open_bytes(s.m.p, len, path, sizeof(path), err, sizeof(err));
+		cr_assert_not_null(r, "length %zu: open failed: %s", len, err);
+		int k = last_complete(&s, len);
+		size_t nev = k < 0 ? 0 : s.events_upto[k];
+		uint64_t good = len < EMP_DUMP_HEADER_LEN ? 0 : k < 0 ? EMP_DUMP_HEADER_LEN : s.end[k];
+		assert_events(r, &s.x, nev);
+		cr_assert_eq(emp_dump_reader_good_offset(r), good, "length %zu", len);
+		cr_assert_eq(emp_dump_reader_file_size(r), len);
+		if (len == s.m.n) {
+			cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+			cr_assert_str_eq(emp_dump_reader_error(r), "");
+		} else {
+			cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_TRUNCATED, "length %zu: status %d: %s", len,
+				     emp_dump_reader_status(r), emp_dump_reader_error(r));
+			if (len < EMP_DUMP_HEADER_LEN)
+				snprintf(want, sizeof(want), "%s: truncated at byte %zu inside the 16-byte file header",
+					 path, len);
+			else if (len == good)
+				snprintf(want, sizeof(want), "%s: truncated: ends at byte %zu without an END chunk",
+					 path, len);
+			else if (len - good < EMP_CHUNK_HEADER_LEN)
+				snprintf(want, sizeof(want),
+					 "%s: truncated at byte %zu inside the chunk header at byte %" PRIu64
+					 "; read up to byte %" PRIu64, path, len, good, good);
+			else
+				snprintf(want, sizeof(want),
+					 "%s: truncated at byte %zu inside the chunk at byte %" PRIu64
+					 "; read up to byte %" PRIu64, path, len, good, good);
+			cr_assert_str_eq(emp_dump_reader_error(r), want, "length %zu", len);
+		}
+		/* what was read before the cut is all there */
+		if (k >= 0)
+			cr_assert_eq(emp_dump_meta_count(r), 9);
+		if (k >= 1)
+			cr_assert_eq(emp_dump_thread_limit(r), 2);
+		cr_assert_eq(emp_dump_counter(r, "samples"), k >= 8 ? 7 : k >= 4 ? 5 : 0);
+		cr_assert_eq(emp_dump_chunks(r, EMP_CHUNK_END), len == s.m.n);
+		emp_dump_reader_close(r);
+	}
+	free_small(&s);
+}
+
+/* ---- corruption ------------------------------------------------------------------------------------------- */
+
+Test(dump, every_byte_of_every_chunk_flipped)
+{
+	struct small s;
+	build_small(&s);
+	uint8_t *copy = malloc(s.m.n);
+	char path[64], err[512], at[64];
+	static const uint8_t flips[] = { 0xff, 0x01, 0x80 };
+	size_t harmless = 0;
+	for (size_t c = 0; c < s.nchunks; c++) {
+		for (uint64_t pos = s.start[c]; pos < s.end[c]; pos++) {
+			for (size_t f = 0; f < sizeof(flips); f++) {
+				memcpy(copy, s.m.p, s.m.n);
+				copy[pos] ^= flips[f];
+				struct emp_dump_reader *r = open_bytes(copy, s.m.n, path, sizeof(path), err, sizeof(err));
+				cr_assert_not_null(r, "%s", err);
+				/* The chunks before the damaged one read back exactly.  Events of the damaged chunk can
+				 * only appear when its type byte was changed (then the payload passes its checksum, and
+				 * the reader streams events until one does not decode). */
+				uint64_t off = pos - s.start[c];
+				size_t before = c ? s.events_upto[c - 1] : 0, n = count_events(r, &s.x, before);
+				if (emp_dump_reader_status(r) == EMP_DUMP_COMPLETE) {
+					/* Harmless: the low nibble of a block's last LZ4 token (a match length that the
+					 * format ignores, as the last sequence holds only literals).  Prove it: the whole
+					 * dump reads back unchanged. */
+					cr_assert(off >= EMP_CHUNK_HEADER_LEN && flips[f] == 0x01,
+						  "chunk %zu byte %" PRIu64 " ^ 0x%02x went unnoticed", c, off, flips[f]);
+					emp_dump_reader_close(r);
+					r = open_bytes(copy, s.m.n, path, sizeof(path), err, sizeof(err));
+					assert_events(r, &s.x, s.x.n);
+					cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE);
+					cr_assert_eq(emp_dump_meta_count(r), 9);
+					cr_assert_str_eq(emp_dump_meta(r, "utf8"), small_meta[17]);
+					cr_assert_str_eq(emp_dump_method(r, 3)->descriptor, "(IJ)Ljava/lang/String;");
+					cr_assert_eq(emp_dump_counter(r, "samples"), 7);
+					cr_assert_str_eq(emp_dump_end_value(r, "events"), "14");
+					emp_dump_reader_close(r);
+					harmless++;
+					continue;
+				}
+				cr_assert(n == before || (off == 4 && n > before),
+					  "chunk %zu byte %" PRIu64 " ^ 0x%02x: %zu events, expected %zu", c, off,
+					  flips[f], n, before);
+				enum emp_dump_status want = EMP_DUMP_CORRUPT;
+				if (off >= 8 && off < 12) {
+					/* a damaged stored length that reaches past the end of the file looks exactly like
+					 * a file cut short inside that chunk */
+					uint32_t stored = emp_get_u32le(copy + s.start[c] + 8);
+					uint32_t raw = emp_get_u32le(copy + s.start[c] + 12);
+					if (stored <= (uint64_t)raw + raw / 128 + 4096 &&
+					    s.start[c] + EMP_CHUNK_HEADER_LEN + stored > s.m.n)
+						want = EMP_DUMP_TRUNCATED;
+				}
+				cr_assert_eq(emp_dump_reader_status(r), want,
+					     "chunk %zu (type %d) byte %" PRIu64 " ^ 0x%02x: status %d: %s", c,
+					     s.type[c], off, flips[f], emp_dump_reader_status(r),
+					     emp_dump_reader_error(r));
+				snprintf(at, sizeof(at), "byte %" PRIu64, s.start[c]);
+				cr_assert_not_null(strstr(emp_dump_reader_error(r), at),
+						   "chunk %zu byte %" PRIu64 ": message '%s' does not name '%s'", c, off,
+						   emp_dump_reader_error(r), at);
+				cr_assert_eq(emp_dump_reader_good_offset(r), s.start[c],
+					     "chunk %zu byte %" PRIu64 " ^ 0x%02x: good offset %" PRIu64 ": %s", c, off,
+					     flips[f], emp_dump_reader_good_offset(r), emp_dump_reader_error(r));
+				emp_dump_reader_close(r);
+			}
+		}
+	}
+	cr_assert_leq(harmless, s.nchunks, "at most one ignored bit per chunk's LZ4 block");
+	free(copy);
+	free_small(&s);
+}
+
+Test(dump, bytes_after_end)
+{
+	struct small s;
+	build_small(&s);
+	uint64_t end_at = s.start[s.nchunks - 1];
+	char path[64], err[512], want[512];
+	uint64_t clen = s.end[0] - s.start[0];
+	uint8_t *p = malloc(s.m.n + clen);
+	memcpy(p, s.m.p, s.m.n);
+	/* one stray byte, and a whole valid chunk */
+	p[s.m.n] = 0;
+	struct emp_dump_reader *r = open_bytes(p, s.m.n + 1, path, sizeof(path), err, sizeof(err));
+	assert_events(r, &s.x, s.x.n);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_CORRUPT);
+	snprintf(want, sizeof(want), "%s: corrupt: 1 bytes after the END chunk at byte %" PRIu64, path, end_at);
+	cr_assert_str_eq(emp_dump_reader_error(r), want);
+	emp_dump_reader_close(r);
+	memcpy(p + s.m.n, s.m.p + s.start[0], clen);
+	r = open_bytes(p, s.m.n + clen, path, sizeof(path), err, sizeof(err));
+	assert_events(r, &s.x, s.x.n);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_CORRUPT);
+	snprintf(want, sizeof(want), "%s: corrupt: %" PRIu64 " bytes after the END chunk at byte %" PRIu64, path,
+		 clen, end_at);
+	cr_assert_str_eq(emp_dump_reader_error(r), want);
+	emp_dump_reader_close(r);
+	free(p);
+	free_small(&s);
+}
+
+/* A chunk whose type no reader of this minor version knows is corruption (in a file of a minor version the reader
+ * knows); in a file of a later minor version it is skipped. */
+Test(dump, unknown_chunk_type)
+{
+	struct small s;
+	build_small(&s);
+	char path[64], err[512], want[512];
+	/* COUNTERS (chunk 4) relabelled 9: the checksum still holds */
+	uint8_t *p = malloc(s.m.n);
+	memcpy(p, s.m.p, s.m.n);
+	cr_assert_eq(s.type[4], EMP_CHUNK_COUNTERS);
+	p[s.start[4] + 4] = 9;
+	struct emp_dump_reader *r = open_bytes(p, s.m.n, path, sizeof(path), err, sizeof(err));
+	assert_events(r, &s.x, s.events_upto[3]);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_CORRUPT);
+	snprintf(want, sizeof(want), "%s: corrupt: unknown chunk type 9 at byte %" PRIu64, path, s.start[4]);
+	cr_assert_str_eq(emp_dump_reader_error(r), want);
+	emp_dump_reader_close(r);
+	/* the same file claiming minor version 1: skipped, the rest reads */
+	emp_put_u16le(p + 10, 1);
+	r = open_bytes(p, s.m.n, path, sizeof(path), err, sizeof(err));
+	cr_assert_eq(emp_dump_reader_version_minor(r), 1);
+	assert_events(r, &s.x, s.x.n);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	cr_assert_eq(emp_dump_chunks(r, EMP_CHUNK_COUNTERS), 1);
+	cr_assert_eq(emp_dump_counter(r, "samples"), 7);
+	emp_dump_reader_close(r);
+	free(p);
+	free_small(&s);
+}
+
+Test(dump, open_errors)
+{
+	struct small s;
+	build_small(&s);
+	char path[64], err[512], want[512];
+	uint8_t *p = malloc(s.m.n);
+
+	memcpy(p, s.m.p, s.m.n);
+	p[0] = 'P';
+	cr_assert_null(open_bytes(p, s.m.n, path, sizeof(path), err, sizeof(err)));
+	snprintf(want, sizeof(want), "%s: not an emp dump (bad magic at byte 0)", path);
+	cr_assert_str_eq(err, want);
+	memcpy(p, s.m.p, s.m.n);
+	p[7] ^= 0x20;
+	cr_assert_null(open_bytes(p, s.m.n, path, sizeof(path), err, sizeof(err)));
+	cr_assert_str_eq(err, (snprintf(want, sizeof(want), "%s: not an emp dump (bad magic at byte 0)", path), want));
+	/* a prefix of the magic that goes wrong is not a dump either */
+	cr_assert_null(open_bytes("\x89" "EMX", 4, path, sizeof(path), err, sizeof(err)));
+	cr_assert_str_eq(err, (snprintf(want, sizeof(want), "%s: not an emp dump (bad magic at byte 0)", path), want));
+	cr_assert_null(open_bytes("hello, world\n", 13, path, sizeof(path), err, sizeof(err)));
+
+	memcpy(p, s.m.p, s.m.n);
+	emp_put_u16le(p + 8, 2);
+	cr_assert_null(open_bytes(p, s.m.n, path, sizeof(path), err, sizeof(err)));
+	snprintf(want, sizeof(want), "%s: unsupported dump format version 2 (this reader knows 1)", path);
+	cr_assert_str_eq(err, want);
+	emp_put_u16le(p + 8, 0);
+	cr_assert_null(open_bytes(p, 12, path, sizeof(path), err, sizeof(err)), "checked as soon as it is there");
+	snprintf(want, sizeof(want), "%s: unsupported dump format version 0 (this reader knows 1)", path);
+	cr_assert_str_eq(err, want);
+
+	struct emp_dump_reader *r;
+	cr_assert_eq(emp_dump_reader_open("/nonexistent/x.emp", &r, err, sizeof(err)), -1);
+	cr_assert_null(r);
+	cr_assert_str_eq(err, "/nonexistent/x.emp: cannot open: No such file or directory");
+	cr_assert_eq(emp_dump_reader_open("/tmp", &r, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "/tmp: not a regular file");
+	emp_dump_reader_close(NULL);
+	free(p);
+	free_small(&s);
+}
+
+Test(dump, later_minor_version_reads)
+{
+	struct small s;
+	build_small(&s);
+	char path[64], err[512];
+	emp_put_u16le(s.m.p + 10, 7);
+	struct emp_dump_reader *r = open_bytes(s.m.p, s.m.n, path, sizeof(path), err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	cr_assert_eq(emp_dump_reader_version_minor(r), 7);
+	assert_events(r, &s.x, s.x.n);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE);
+	emp_dump_reader_close(r);
+	free_small(&s);
+}
+
+/* ---- clock calibration ------------------------------------------------------------------------------------ */
+
+static struct emp_dump_reader *calib_dump(const char *const *meta, size_t nmeta, const char *const *end,
+					  size_t nend, char *path)
+{
+	struct mem m = { 0 };
+	char err[512];
+	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	cr_assert_eq(emp_dump_write_meta(w, meta, nmeta), 0);
+	if (end)
+		cr_assert_eq(emp_dump_write_end(w, end, nend), 0);
+	emp_dump_writer_free(w);
+	struct emp_dump_reader *r = open_bytes(m.p, m.n, path, 64, err, sizeof(err));
+	free(m.p);
+	cr_assert_not_null(r, "%s", err);
+	emp_dump_reader_drain(r);
+	return r;
+}
+
+Test(dump, ticks_to_ns_calibration)
+{
+	char path[64];
+	static const char *const meta[] = { "clock_hz", "2000000000", "clock_ref_ticks", "1000",
+					    "clock_ref_mono_ns", "5000000000" };
+	/* no END (truncated dump): the META rate */
+	struct emp_dump_reader *r = calib_dump(meta, 3, NULL, 0, path);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_TRUNCATED);
+	cr_assert_eq(emp_dump_clock_hz(r), 2e9);
+	cr_assert_eq(emp_dump_ticks_to_ns(r, 2e9), 1e9);
+	cr_assert_eq(emp_dump_ticks_to_ns(r, 1), 0.5);
+	emp_dump_reader_close(r);
+	/* END one second later: the measured rate, 2.5 GHz */
+	static const char *const end1[] = { "clock_end_ticks", "2500001000", "clock_end_mono_ns", "6000000000" };
+	r = calib_dump(meta, 3, end1, 2, path);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE);
+	cr_assert_eq(emp_dump_clock_hz(r), 2.5e9);
+	cr_assert_eq(emp_dump_ticks_to_ns(r, 5), 2);
+	emp_dump_reader_close(r);
+	/* END less than a second later: too short to beat the start-up estimate */
+	static const char *const end2[] = { "clock_end_ticks", "1900001000", "clock_end_mono_ns", "5999999999" };
+	r = calib_dump(meta, 3, end2, 2, path);
+	cr_assert_eq(emp_dump_clock_hz(r), 2e9);
+	emp_dump_reader_close(r);
+	/* END ticks not after META's: ignored */
+	static const char *const end3[] = { "clock_end_ticks", "1000", "clock_end_mono_ns", "9000000000" };
+	r = calib_dump(meta, 3, end3, 2, path);
+	cr_assert_eq(emp_dump_clock_hz(r), 2e9);
+	emp_dump_reader_close(r);
+	/* no calibration at all (monotonic clock, ticks are ns) */
+	r = calib_dump(NULL, 0, NULL, 0, path);
+	cr_assert_eq(emp_dump_clock_hz(r), 1e9);
+	cr_assert_eq(emp_dump_ticks_to_ns(r, 123), 123);
+	emp_dump_reader_close(r);
+	static const char *const junk[] = { "clock_hz", "fast" };
+	r = calib_dump(junk, 1, NULL, 0, path);
+	cr_assert_eq(emp_dump_clock_hz(r), 1e9, "an unparsable rate falls back to 1 GHz");
+	emp_dump_reader_close(r);
+}
+
+/* ---- names ------------------------------------------------------------------------------------------------ */
+
+Test(dump, thread_state_names)
+{
+	static const char *const want[] = { "unknown", "running", "waiting", "blocked", "sleeping", "native" };
+	cr_assert_eq(EMP_STATE_COUNT, 6);
+	for (unsigned i = 0; i < EMP_STATE_COUNT; i++)
+		cr_assert_str_eq(emp_thread_state_name(i), want[i]);
+	cr_assert_str_eq(emp_thread_state_name(EMP_STATE_COUNT), "unknown");
+	cr_assert_str_eq(emp_thread_state_name(UINT32_MAX), "unknown");
+}
+
+/* ---- varints ---------------------------------------------------------------------------------------------- */
+
+Test(dump, varint_edges)
+{
+	uint8_t buf[16];
+	static const uint64_t vals[] = { 0, 1, 127, 128, 16383, 16384, UINT32_MAX, UINT64_MAX };
+	static const size_t lens[] = { 1, 1, 1, 2, 2, 3, 5, 10 };
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		cr_assert_eq(emp_varint_put(buf, vals[i]), lens[i]);
+		const uint8_t *p = buf;
+		uint64_t v;
+		cr_assert_eq(emp_varint_get(&p, buf + lens[i], &v), 0);
+		cr_assert_eq(v, vals[i]);
+		cr_assert_eq(p, buf + lens[i]);
+		p = buf;
+		cr_assert_eq(emp_varint_get(&p, buf + lens[i] - 1, &v), -1, "cut short");
+		cr_assert_eq(p, buf, "cursor unchanged on error");
+	}
+	/* 2^64 does not fit: 10th byte > 1 */
+	static const uint8_t over[10] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02 };
+	const uint8_t *p = over;
+	uint64_t v;
+	cr_assert_eq(emp_varint_get(&p, over + 10, &v), -1);
+	static const uint8_t longer[11] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0x00 };
+	p = longer;
+	cr_assert_eq(emp_varint_get(&p, longer + 11, &v), -1, "more than 10 bytes");
+	static const int64_t sv[] = { 0, -1, 1, -64, 63, INT64_MIN, INT64_MAX };
+	static const uint64_t zz[] = { 0, 1, 2, 127, 126, UINT64_MAX, UINT64_MAX - 1 };
+	for (size_t i = 0; i < sizeof(sv) / sizeof(sv[0]); i++) {
+		cr_assert_eq(emp_zigzag(sv[i]), zz[i]);
+		cr_assert_eq(emp_unzigzag(zz[i]), sv[i]);
+	}
+}
+
+/* ---- fuzz seeds ------------------------------------------------------------------------------------------- */
+
+Test(dump, corpus)
+{
+	const char *dir = getenv("EMP_TEST_CORPUS");
+	if (!dir || !*dir)
+		return; /* only under `make fuzz` */
+	char path[4096];
+	struct small s;
+	build_small(&s);
+	snprintf(path, sizeof(path), "%s/small-complete.emp", dir);
+	write_file(path, s.m.p, s.m.n);
+	snprintf(path, sizeof(path), "%s/small-truncated.emp", dir);
+	write_file(path, s.m.p, (size_t)(s.start[5] + 20));
+	snprintf(path, sizeof(path), "%s/header-only.emp", dir);
+	write_file(path, s.m.p, EMP_DUMP_HEADER_LEN);
+	free_small(&s);
+
+	/* deep samples with shared prefixes, and trace events */
+	struct mem m = { 0 };
+	struct emp_dump_writer *w = writer_with_symbols(&m, 40);
+	struct emp_dump_events *b = emp_dump_events_new(0);
+	uint32_t f[200];
+	for (uint32_t i = 0; i < 200; i++)
+		f[i] = i % 40;
+	for (uint32_t i = 0; i < 50; i++) {
+		f[150 + i % 50] = (i * 13) % 40;
+		cr_assert_eq(emp_dump_events_sample(b, 1000 + i * 10, (enum emp_thread_state)(i % 6), f, 150 + i), 0);
+		cr_assert_eq(emp_dump_events_enter(b, 1001 + i * 10, i % 40), 0);
+		cr_assert_eq(emp_dump_events_exit(b, 1002 + i * 10 - (i % 3), i & 1), 0);
+	}
+	cr_assert_eq(emp_dump_events_flush(w, b), 0);
+	static const char *const cn[] = { "lost_ring_full" };
+	static const uint64_t cv[] = { 1 };
+	cr_assert_eq(emp_dump_write_counters(w, cn, cv, 1), 0);
+	cr_assert_eq(emp_dump_write_end(w, small_end, 4), 0);
+	snprintf(path, sizeof(path), "%s/samples.emp", dir);
+	write_file(path, m.p, m.n);
+	emp_dump_events_free(b);
+	emp_dump_writer_free(w);
+	free(m.p);
+}

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/* test_output.c - report tables (analyzer/output.c) in text, csv and json, compared byte for byte. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+/* Print @r into a string (caller frees). */
+static char *render(struct emp_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	emp_report_print(r, f);
+	cr_assert_eq(fclose(f), 0);
+	return buf;
+}
+
+static char *render_json_string(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	emp_json_string(f, s);
+	fclose(f);
+	return buf;
+}
+
+static char *render_csv_field(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	emp_csv_field(f, s);
+	fclose(f);
+	return buf;
+}
+
+static const char *const cols3[] = { "name", "count", "share" };
+
+/* name | count | share: ("a", 1, 0.5), ("bbbb", 12345, NaN) */
+static struct emp_table *table_t(void)
+{
+	struct emp_table *t = emp_table_new("t", "Title", 3, cols3);
+	emp_table_row(t);
+	emp_table_str(t, "a");
+	emp_table_int(t, 1);
+	emp_table_num(t, 0.5, 2);
+	emp_table_row(t);
+	emp_table_str(t, "bbbb");
+	emp_table_int(t, 12345);
+	emp_table_num(t, NAN, 1);
+	cr_assert_eq(emp_table_rows(t), 2);
+	return t;
+}
+
+static void check(enum emp_format fmt, struct emp_table *t1, struct emp_table *t2, const char *want)
+{
+	struct emp_report *r = emp_report_new(fmt);
+	emp_report_add(r, t1);
+	if (t2)
+		emp_report_add(r, t2);
+	char *got = render(r);
+	cr_assert_str_eq(got, want);
+	free(got);
+	emp_report_free(r);
+}
+
+Test(output, format_parse)
+{
+	enum emp_format f = EMP_FMT_JSON;
+	cr_assert_eq(emp_format_parse("text", &f), 0);
+	cr_assert_eq(f, EMP_FMT_TEXT);
+	cr_assert_eq(emp_format_parse("csv", &f), 0);
+	cr_assert_eq(f, EMP_FMT_CSV);
+	cr_assert_eq(emp_format_parse("json", &f), 0);
+	cr_assert_eq(f, EMP_FMT_JSON);
+	cr_assert_eq(emp_format_parse("JSON", &f), -1);
+	cr_assert_eq(emp_format_parse("", &f), -1);
+	cr_assert_eq(emp_format_parse("bogus", &f), -1);
+	cr_assert_eq(f, EMP_FMT_JSON, "unchanged on error");
+}
+
+Test(output, text_table)
+{
+	/* strings left-aligned, numbers right-aligned, two spaces between columns, no trailing blanks after a
+	 * string in the last column; NaN as "-" */
+	check(EMP_FMT_TEXT, table_t(), NULL,
+	      "Title\n"
+	      "name  count  share\n"
+	      "a         1   0.50\n"
+	      "bbbb  12345      -\n");
+}
+
+Test(output, text_notes_titles_and_several_tables)
+{
+	struct emp_report *r = emp_report_new(EMP_FMT_TEXT);
+	emp_report_note(r, "file %s: %d threads", "x.emp", 3);
+	emp_report_add(r, table_t());
+	static const char *const c2[] = { "k", "v" };
+	struct emp_table *t = emp_table_new("kv", NULL, 2, c2);
+	emp_table_row(t);
+	emp_table_str(t, "longer key");
+	emp_table_str(t, "x");
+	emp_table_row(t);
+	emp_table_int(t, -5);
+	emp_table_num(t, 2.0 / 3.0, 3);
+	emp_report_add(r, t);
+	char *got = render(r);
+	cr_assert_str_eq(got, "file x.emp: 3 threads\n"
+			      "\n"
+			      "Title\n"
+			      "name  count  share\n"
+			      "a         1   0.50\n"
+			      "bbbb  12345      -\n"
+			      "\n"
+			      "k           v\n"
+			      "longer key  x\n"
+			      "        -5  0.667\n");
+	free(got);
+	emp_report_free(r);
+}
+
+Test(output, csv_table)
+{
+	check(EMP_FMT_CSV, table_t(), NULL,
+	      "name,count,share\n"
+	      "a,1,0.5\n"
+	      "bbbb,12345,\n");
+}
+
+Test(output, csv_several_tables_have_a_table_column)
+{
+	static const char *const c2[] = { "key", "value" };
+	struct emp_table *t = emp_table_new("my,kv", "KV", 2, c2);
+	emp_table_row(t);
+	emp_table_str(t, "a\"b");
+	emp_table_num(t, 0.1, 1);
+	check(EMP_FMT_CSV, table_t(), t,
+	      "table,name,count,share\n"
+	      "t,a,1,0.5\n"
+	      "t,bbbb,12345,\n"
+	      "\n"
+	      "table,key,value\n"
+	      "\"my,kv\",\"a\"\"b\",0.10000000000000001\n");
+}
+
+Test(output, csv_quoting)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain", "plain" },
+		{ "", "" },
+		{ " spaced ", " spaced " },
+		{ "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "\"", "\"\"\"\"" },
+		{ "two\nlines", "\"two\nlines\"" },
+		{ "cr\r", "\"cr\r\"" },
+		{ "Lpkg/A;", "Lpkg/A;" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = render_csv_field(cases[i].in);
+		cr_assert_str_eq(got, cases[i].out, "case %zu", i);
+		free(got);
+	}
+}
+
+Test(output, json_table)
+{
+	check(EMP_FMT_JSON, table_t(), NULL,
+	      "{\"tables\":{\n"
+	      "\"t\":[\n"
+	      " {\"name\":\"a\",\"count\":1,\"share\":0.5},\n"
+	      " {\"name\":\"bbbb\",\"count\":12345,\"share\":null}]\n"
+	      "}}\n");
+}
+
+Test(output, json_several_and_empty_tables)
+{
+	static const char *const c1[] = { "x" };
+	struct emp_table *empty = emp_table_new("empty", "Empty", 1, c1);
+	struct emp_table *t = emp_table_new("q\"uote", "", 1, c1);
+	emp_table_row(t);
+	emp_table_num(t, INFINITY, 2);
+	emp_table_row(t);
+	emp_table_int(t, INT64_MIN);
+	struct emp_report *r = emp_report_new(EMP_FMT_JSON);
+	emp_report_add(r, empty);
+	emp_report_add(r, t);
+	char *got = render(r);
+	cr_assert_str_eq(got, "{\"tables\":{\n"
+			      "\"empty\":[],\n"
+			      "\"q\\\"uote\":[\n"
+			      " {\"x\":null},\n"
+			      " {\"x\":-9223372036854775808}]\n"
+			      "}}\n");
+	free(got);
+	emp_report_free(r);
+}
+
+Test(output, json_empty_report)
+{
+	struct emp_report *r = emp_report_new(EMP_FMT_JSON);
+	char *got = render(r);
+	cr_assert_str_eq(got, "{\"tables\":{\n}}\n");
+	free(got);
+	emp_report_free(r);
+	r = emp_report_new(EMP_FMT_CSV);
+	got = render(r);
+	cr_assert_str_eq(got, "");
+	free(got);
+	emp_report_free(r);
+}
+
+Test(output, json_escaping)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "", "\"\"" },
+		{ "plain", "\"plain\"" },
+		{ "q\"q", "\"q\\\"q\"" },
+		{ "back\\slash", "\"back\\\\slash\"" },
+		{ "\n\r\t", "\"\\n\\r\\t\"" },
+		{ "\x01\x1f", "\"\\u0001\\u001f\"" },
+		{ "\b\f", "\"\\u0008\\u000c\"" },
+		{ "\x7f", "\"\x7f\"" },
+		{ "<init>/", "\"<init>/\"" },
+		{ "caf\xc3\xa9 \xe2\x82\xac", "\"caf\xc3\xa9 \xe2\x82\xac\"" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = render_json_string(cases[i].in);
+		cr_assert_str_eq(got, cases[i].out, "case %zu", i);
+		free(got);
+	}
+}
+
+Test(output, json_cells_escaped_and_full_precision)
+{
+	static const char *const c2[] = { "s", "n" };
+	struct emp_table *t = emp_table_new("t", "T", 2, c2);
+	emp_table_row(t);
+	emp_table_str(t, "a\"\n\x02");
+	emp_table_num(t, 0.1, 0);
+	emp_table_row(t);
+	emp_table_str(t, NULL);
+	emp_table_num(t, -0.25, 0);
+	check(EMP_FMT_JSON, t, NULL,
+	      "{\"tables\":{\n"
+	      "\"t\":[\n"
+	      " {\"s\":\"a\\\"\\n\\u0002\",\"n\":0.10000000000000001},\n"
+	      " {\"s\":\"\",\"n\":-0.25}]\n"
+	      "}}\n");
+}
+
+Test(output, short_rows_are_padded)
+{
+	struct emp_table *t = emp_table_new("t", "", 3, cols3);
+	emp_table_row(t);
+	emp_table_str(t, "only");
+	emp_table_row(t); /* pads the first row */
+	emp_table_str(t, "x");
+	emp_table_int(t, 2);
+	/* emp_report_add pads the last row */
+	check(EMP_FMT_CSV, t, NULL, "name,count,share\nonly,,\nx,2,\n");
+}
+
+Test(output, many_rows_grow)
+{
+	static const char *const c1[] = { "i" };
+	struct emp_table *t = emp_table_new("t", "", 1, c1);
+	for (int i = 0; i < 1000; i++) {
+		emp_table_row(t);
+		emp_table_int(t, i);
+	}
+	cr_assert_eq(emp_table_rows(t), 1000);
+	struct emp_report *r = emp_report_new(EMP_FMT_CSV);
+	emp_report_add(r, t);
+	char *got = render(r);
+	cr_assert_eq(strncmp(got, "i\n0\n1\n2\n", 8), 0);
+	cr_assert_eq(strcmp(got + strlen(got) - 8, "998\n999\n"), 0);
+	free(got);
+	emp_report_free(r);
+}
+
+Test(output, too_many_cells_is_an_internal_error, .exit_code = 1)
+{
+	static const char *const c1[] = { "i" };
+	struct emp_table *t = emp_table_new("t", "", 1, c1);
+	emp_table_row(t);
+	emp_table_int(t, 1);
+	emp_table_int(t, 2);
+}
