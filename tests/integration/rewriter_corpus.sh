@@ -8,7 +8,8 @@
 #   - no exit/exitThrow mismatched the innermost entry, no entry was left open, and for every probe id
 #     enters == exits + exitThrows;
 #   - the exact counts of tests/java-corpus/expected-counts.txt.
-# Run twice: probe ids from 0 (iconst/bipush/sipush pushes) and from 100000 (ldc of an Integer constant).
+# Run twice: probe ids from 0 (iconst/bipush/sipush pushes) and from 100000 (ldc of an Integer constant);
+# then a --release 8 subset relabelled as class-file version 49 (old verifier, no stack maps).
 # Exit 0 pass, 77 skip (no JDK), 1 fail.
 source "$(dirname "$0")/../lib/common.sh"
 
@@ -28,9 +29,9 @@ EXPECTED=$TOP/tests/java-corpus/expected-counts.txt
 "$JAVA" -cp "$CORPUS/classes" corpus.Main >"$TMP/plain.txt" 2>&1 || fail "uninstrumented corpus run failed: $(tail -n 3 "$TMP/plain.txt")"
 grep -q '^done: ok$' "$TMP/plain.txt" || fail "uninstrumented corpus run incomplete"
 
-# check_probe PROBE_OUT MAP LABEL
+# check_probe PROBE_OUT MAP LABEL [EXPECTED_FILE]
 check_probe() {
-    python3 - "$1" "$2" "$EXPECTED" "$3" <<'PY' || exit 1
+    python3 - "$1" "$2" "${4:-$EXPECTED}" "$3" <<'PY' || exit 1
 import sys
 probe, mapf, expf, label = sys.argv[1:5]
 names = {}
@@ -53,7 +54,7 @@ for i, (e, x, t) in counts.items():
     elif e != x + t: bad.append(f"{names[i]}: {e} enters != {x} exits + {t} exitThrows")
 by_name = {names[i]: c for i, c in counts.items() if i in names}
 nexp = 0
-for line in open(expf):
+for line in (open(expf) if expf != '-' else []):
     line = line.strip()
     if not line or line.startswith('#'): continue
     n, e, x, t = line.split()
@@ -85,6 +86,39 @@ run_one() { # run_one LABEL JAVA FIRST_ID
     check_probe "$out/probe.txt" "$out/map.txt" "$label"
 }
 
+# Version 49 class files (no StackMapTable; the old type-inferencing verifier): a --release 8 build of a
+# corpus subset without invokedynamic, relabelled as major 49.
+old_classes() {
+    local d=$TMP/v49
+    mkdir -p "$d/src/corpus" "$d/classes"
+    cp "$TOP"/tests/java-corpus/src/corpus/{Exceptions,Ctors,Recursion}.java "$d/src/corpus/"
+    cat >"$d/src/corpus/Main.java" <<'JAVA'
+package corpus;
+public final class Main {
+    static void out(String s, Object r) { System.out.println(s + ": " + r); }
+    public static void main(String[] a) { Exceptions.run(); Ctors.run(); Recursion.run(); }
+}
+JAVA
+    "$JAVAC" -nowarn --release 8 -d "$d/classes" "$d"/src/corpus/*.java 2>/dev/null || fail "javac --release 8 failed"
+    python3 - "$d/classes" <<'PY'
+import os, sys
+for root, _, files in os.walk(sys.argv[1]):
+    for f in files:
+        if f.endswith('.class'):
+            p = os.path.join(root, f); b = bytearray(open(p, 'rb').read()); b[6:8] = b'\x00\x31'; open(p, 'wb').write(b)
+PY
+    "$JAVA" -Xverify:all -cp "$d/classes" corpus.Main >"$d/plain.txt" 2>&1 || fail "v49: plain run failed"
+    "$TOOL" -m "$d/map.txt" "$d/classes" "$d/rw" >"$d/tool.txt" 2>&1 || fail "v49: rewrite failed"
+    expect_eq "v49: methods instrumented" "$(wc -l <"$d/map.txt")" "$(sed -n 's/.*methods instrumented \([0-9]*\).*/\1/p' "$d/tool.txt")"
+    for java in "$JAVA" ${JDK25:+"$JDK25/bin/java"}; do
+        [ -x "$(command -v "$java")" ] || continue
+        "$java" -Xverify:all -Demp.probe.out="$d/probe.txt" -cp "$d/rw:$CORPUS/stub" corpus.Main >"$d/run.txt" 2>&1 ||
+            fail "v49: instrumented run failed on $java: $(head -n 20 "$d/run.txt")"
+        diff -u "$d/plain.txt" "$d/run.txt" >/dev/null || fail "v49: output differs on $java"
+        check_probe "$d/probe.txt" "$d/map.txt" "v49 on $java" -
+    done
+}
+
 run_one jdk17 "$JAVA" 0
 run_one jdk17-ldc "$JAVA" 100000
 if have_jdk25; then
@@ -93,4 +127,5 @@ if have_jdk25; then
 else
     echo "JDK 25 not found at $JDK25: only JDK 17 checked"
 fi
+old_classes
 echo "rewriter corpus: ok"
