@@ -42,6 +42,30 @@
 	X(RW_FAIL_CTOR_SHAPE, "rewrite_fail_ctor_shape")                                                       \
 	X(RW_FAIL_CODE_ATTR, "rewrite_fail_code_attr")
 
+/* Sample mode (sampler.c).  The agct_* lines follow AGCT's outcome codes 0, -1, ... -10 in order (sampler.h
+ * EMP_AGCT_OUTCOMES; sampler.c checks the order at compile time). */
+#define EMP_COUNTER_SAMPLER_LIST(X)                                                                            \
+	X(SAMPLE_SIGNALS, "sample_signals")               /* timer signals taken on armed Java threads */      \
+	X(SAMPLE_THREAD_TIME_NS, "sample_thread_time_ns") /* CPU (clock=cpu) or wall time of armed threads */   \
+	X(SAMPLE_THREADS_ARMED, "sample_threads_armed")   /* Java threads the engine was started for */        \
+	X(SAMPLE_ARM_FAILED, "sample_arm_failed")         /* the engine could not be started for a thread */   \
+	X(SAMPLE_RECOVERED, "sample_recovered_unknown_Java") /* unknown_Java re-walked from the caller */       \
+	X(SAMPLE_UNRESOLVED, "sample_unresolved_method")  /* a jmethodID JVMTI could not name */               \
+	X(AGCT_OK, "agct_ok")                                                                                  \
+	X(AGCT_NO_JAVA_FRAME, "agct_no_Java_frame")                                                            \
+	X(AGCT_NO_CLASS_LOAD, "agct_no_class_load")                                                            \
+	X(AGCT_GC_ACTIVE, "agct_GC_active")                                                                    \
+	X(AGCT_UNKNOWN_NOT_JAVA, "agct_unknown_not_Java")                                                      \
+	X(AGCT_NOT_WALKABLE_NOT_JAVA, "agct_not_walkable_not_Java")                                            \
+	X(AGCT_UNKNOWN_JAVA, "agct_unknown_Java")                                                              \
+	X(AGCT_NOT_WALKABLE_JAVA, "agct_not_walkable_Java")                                                    \
+	X(AGCT_UNKNOWN_STATE, "agct_unknown_state")                                                            \
+	X(AGCT_THREAD_EXIT, "agct_thread_exit")                                                                \
+	X(AGCT_DEOPT, "agct_deopt")                                                                            \
+	X(AGCT_SAFEPOINT, "agct_safepoint")                                                                    \
+	X(AGCT_OTHER, "agct_other")                      /* an outcome code AGCT never documented */          \
+	X(AGCT_CRASHED, "agct_crashed")                  /* AGCT faulted; the fault was recovered */
+
 /* X(enum name, dump name) — the dump name is what the analyzer prints; keep it stable. */
 #define EMP_COUNTER_LIST(X)                                                                                    \
 	X(RECORDS_WRITTEN, "records_written")             /* ring records the writer turned into events */     \
@@ -61,7 +85,8 @@
 	X(CLASSES_NOT_SELECTED, "classes_not_selected")   /* trace mode: loaded, no method selected */         \
 	X(CLASSES_RETRANSFORMED, "classes_retransformed")/* trace mode: loaded before VMInit, retransformed */ \
 	X(RETRANSFORM_FAILED, "retransform_failed")       /* trace mode: RetransformClasses refused a class */ \
-	EMP_COUNTER_REWRITE_LIST(X)
+	EMP_COUNTER_REWRITE_LIST(X)                                                                            \
+	EMP_COUNTER_SAMPLER_LIST(X)
 
 enum emp_counter {
 #define EMP_COUNTER_ENUM(id, name) EMP_C_##id,
