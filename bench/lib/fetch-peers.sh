@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# fetch-peers.sh - fetch the peer agents emp is benchmarked against from Maven Central into a cache outside
+# the repository (never committed), and print the paths as shell assignments.
+#
+# Usage: bench/lib/fetch-peers.sh [asprof|kieker|otel]...      (default: all three)
+# Env:   EMP_BENCH_CACHE (default ~/.cache/emp-bench), MAVEN_REPO (default Maven Central),
+#        ASPROF_VERSION (4.5), KIEKER_VERSION (2.0.2), OTEL_VERSION (2.33.1)
+# Output (stdout): ASPROF_LIB=…  KIEKER_JAR=…  OTEL_JAR=…  (one per line, for eval)
+# A peer that cannot be fetched: one line on stderr, nothing printed for it, exit status 1.
+set -euo pipefail
+
+CACHE=${EMP_BENCH_CACHE:-$HOME/.cache/emp-bench}
+REPO=${MAVEN_REPO:-https://repo.maven.apache.org/maven2}
+ASPROF_VERSION=${ASPROF_VERSION:-4.5}
+KIEKER_VERSION=${KIEKER_VERSION:-2.0.2}
+OTEL_VERSION=${OTEL_VERSION:-2.33.1}
+mkdir -p "$CACHE"
+
+# get GROUP_PATH ARTIFACT VERSION CLASSIFIER -> path of the cached jar (downloaded once, checked by sha1)
+get() {
+	local g=$1 a=$2 v=$3 c=$4 name url out
+	name="$a-$v${c:+-$c}.jar"
+	out="$CACHE/$name"
+	if [[ ! -s $out ]]; then
+		url="$REPO/$g/$a/$v/$name"
+		echo "fetch-peers: downloading $url" >&2
+		curl -fsSL --retry 3 --max-time 600 -o "$out.part" "$url" || { rm -f "$out.part"; return 1; }
+		local want have
+		want=$(curl -fsSL --retry 3 --max-time 60 "$url.sha1" | awk '{print $1}') || want=
+		have=$(sha1sum "$out.part" | awk '{print $1}')
+		if [[ -n $want && $want != "$have" ]]; then
+			echo "fetch-peers: sha1 mismatch for $name (want $want, have $have)" >&2
+			rm -f "$out.part"
+			return 1
+		fi
+		mv "$out.part" "$out"
+	fi
+	printf '%s\n' "$out"
+}
+
+status=0
+peers=("$@")
+[[ ${#peers[@]} -gt 0 ]] || peers=(asprof kieker otel)
+for p in "${peers[@]}"; do
+	case $p in
+	asprof)
+		# The linux-x64 classifier jar carries linux-x64/libasyncProfiler.so; extract it once.
+		if jar=$(get tools/profiler async-profiler "$ASPROF_VERSION" linux-x64); then
+			dir="$CACHE/async-profiler-$ASPROF_VERSION"
+			if [[ ! -s $dir/libasyncProfiler.so ]]; then
+				mkdir -p "$dir"
+				unzip -p "$jar" linux-x64/libasyncProfiler.so >"$dir/libasyncProfiler.so.part"
+				mv "$dir/libasyncProfiler.so.part" "$dir/libasyncProfiler.so"
+			fi
+			echo "ASPROF_LIB=$dir/libasyncProfiler.so"
+			echo "ASPROF_VERSION=$ASPROF_VERSION"
+		else
+			echo "fetch-peers: cannot fetch async-profiler $ASPROF_VERSION (linux-x64)" >&2
+			status=1
+		fi ;;
+	kieker)
+		if jar=$(get net/kieker-monitoring kieker "$KIEKER_VERSION" bytebuddy); then
+			echo "KIEKER_JAR=$jar"
+			echo "KIEKER_VERSION=$KIEKER_VERSION"
+		else
+			echo "fetch-peers: cannot fetch kieker $KIEKER_VERSION (bytebuddy)" >&2
+			status=1
+		fi ;;
+	otel)
+		if jar=$(get io/opentelemetry/javaagent opentelemetry-javaagent "$OTEL_VERSION" ""); then
+			echo "OTEL_JAR=$jar"
+			echo "OTEL_VERSION=$OTEL_VERSION"
+		else
+			echo "fetch-peers: cannot fetch opentelemetry-javaagent $OTEL_VERSION" >&2
+			status=1
+		fi ;;
+	*) echo "fetch-peers: unknown peer '$p' (asprof, kieker, otel)" >&2; exit 2 ;;
+	esac
+done
+exit $status

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# trace-moobench.sh - MooBench-style depth scaling of the cost per traced call: pure, emp trace mode (writer=null
+# and writer=file), the Kieker 2.0 ByteBuddy agent (binary file writer) and the OpenTelemetry Java agent
+# (exporters none), interleaved, one JVM per run.  ns per call = least-squares slope of the time per top-level
+# call over the recursion depth; records written per call made, so a peer that drops records shows it.
+#
+# Usage: bench/trace-moobench.sh [--quick]        (make bench-trace-moobench)
+# Knobs (env): VMS (5; quick 2), DEPTHS ("2 4 8 10 16 32 64 128"; quick "2 10 32"), CALLS (100000 top-level
+#   calls per JVM; quick 50000), PEERS ("kieker otel"), EMP_WRITERS ("null file"), JVM_OPTS ("-Xms1G -Xmx2G",
+#   as MooBench), JAVA, PIN, KEEP_RAW, BUILD.
+set -uo pipefail
+BENCH_COMMAND="$0 $*"
+quick=0
+for a in "$@"; do
+	case $a in
+	--quick) quick=1 ;;
+	-h | --help) sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "trace-moobench.sh: unknown argument '$a' (try --help)" >&2; exit 2 ;;
+	esac
+done
+if ((quick)); then
+	: "${VMS:=2}" "${DEPTHS:=2 10 32}" "${CALLS:=50000}"
+fi
+: "${VMS:=5}" "${DEPTHS:=2 4 8 10 16 32 64 128}" "${CALLS:=100000}" "${EMP_WRITERS:=null file}"
+PEERS=${PEERS-kieker otel}
+BENCH_JVM_OPTS=${JVM_OPTS--Xms1G -Xmx2G}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/runner.sh
+. "$HERE/lib/runner.sh"
+
+bench_init trace-moobench$( ((quick)) && echo -quick)
+for p in $PEERS; do
+	eval "$("$HERE/lib/fetch-peers.sh" "$p")" || bench_die "peer $p unavailable (set PEERS to skip it)"
+done
+{
+	[[ $PEERS == *kieker* ]] && echo "kieker: $KIEKER_VERSION ($KIEKER_JAR)"
+	[[ $PEERS == *otel* ]] && echo "opentelemetry-javaagent: $OTEL_VERSION ($OTEL_JAR)"
+	echo "knobs: VMS=$VMS DEPTHS='$DEPTHS' CALLS=$CALLS PEERS='$PEERS' EMP_WRITERS='$EMP_WRITERS' JVM_OPTS='$BENCH_JVM_OPTS'"
+} >>"$BENCH_DIR/machine.txt"
+
+METHOD=emp.sut.MooBench.monitoredMethod
+# Kieker's ByteBuddy agent selects methods by full signature from this variable (only Kieker reads it).
+export KIEKER_SIGNATURES_INCLUDE="public long $METHOD(long, int)"
+KIEKER_SIGNATURE="public long $METHOD(long,int)" # as kieker.map spells it
+
+# Calls recorded: emp counts exits (normal + exceptional; one per call), Kieker its OperationExecutionRecords
+# (one per call) of monitoredMethod.
+bench_count_emp() {
+	[[ -f $1/data/run.emp ]] || return 0 # writer=null: nothing is written, by design
+	"$EMP_ANALYZE" info --format=csv "$1/data/run.emp" |
+		awk -F, '$1 == "events" && ($3 == "exit" || $3 == "exit_throw") { n += $4; seen = 1 }
+			END { if (seen) print "calls", n }'
+}
+bench_count_kieker() {
+	python3 "$HERE/lib/kieker-count.py" "$1/data" "$KIEKER_SIGNATURE" | sed 's/^records /calls /'
+}
+
+bench_variant pure ""
+bench_variant pure-b ""
+for wr in $EMP_WRITERS; do
+	bench_variant "emp-$wr" "-agentpath:$EMP_LIB=mode=trace,include=$METHOD,writer=$wr$([[ $wr == file ]] && echo ,out=@OUT@/data/run.emp)"
+done
+# Kieker as MooBench's configuration 4 (binary FileWriter, YieldPutStrategy), except maxLogFiles stays at its
+# default -1 (keep every file): MooBench's 100 would delete old files and we count what was written.
+[[ $PEERS == *kieker* ]] && bench_variant kieker "-javaagent:$KIEKER_JAR -Dkieker.monitoring.name=KIEKER-BENCHMARK \
+-Dkieker.monitoring.adaptiveMonitoring.enabled=false -Dkieker.monitoring.periodicSensorsExecutorPoolSize=0 \
+-Dkieker.monitoring.enabled=true -Dkieker.monitoring.writer=kieker.monitoring.writer.filesystem.FileWriter \
+-Dkieker.monitoring.writer.filesystem.FileWriter.logStreamHandler=kieker.monitoring.writer.filesystem.BinaryLogStreamHandler \
+-Dkieker.monitoring.writer.filesystem.FileWriter.bufferSize=8192 \
+-Dkieker.monitoring.writer.filesystem.FileWriter.customStoragePath=@OUT@/data/ \
+-Dkieker.monitoring.core.controller.WriterController.QueuePutStrategy=kieker.monitoring.queue.putstrategy.YieldPutStrategy"
+# OpenTelemetry: one span per call, exported nowhere — the cost of building spans, with no record kept.
+[[ $PEERS == *otel* ]] && bench_variant otel "-javaagent:$OTEL_JAR -Dotel.instrumentation.methods.include=emp.sut.MooBench[monitoredMethod] \
+-Dotel.traces.exporter=none -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.javaagent.logging=none"
+
+for d in $DEPTHS; do
+	bench_config "moobench-d$d" "$d" 0.5 emp.sut.MooBench --calls "$CALLS" --depth "$d"
+done
+bench_run "$VMS"
+{
+	echo "## trace-moobench ($(date -u +%Y-%m-%d), $(sed -n 's/^java: //p' "$BENCH_DIR/machine.txt"))"
+	echo
+	echo "Slope of the time per top-level call (second half of $CALLS calls per JVM) over depths $DEPTHS."
+	echo
+	python3 "$HERE/lib/stats.py" slope --calls "$CALLS" "$BENCH_DIR/manifest.csv"
+	echo
+	sed 's/^/    /' "$BENCH_DIR/machine.txt"
+} | tee "$BENCH_DIR/report.md"
