@@ -6,6 +6,9 @@
 
 int emp_cmd_info(int argc, char **argv);
 int emp_cmd_tree(int argc, char **argv);
+int emp_cmd_top(int argc, char **argv);
+int emp_cmd_collapsed(int argc, char **argv);
+int emp_cmd_flame(int argc, char **argv);
 int emp_cmd_calls(int argc, char **argv);
 int emp_cmd_export(int argc, char **argv);
 int emp_cmd_receive(int argc, char **argv);

@@ -13,6 +13,9 @@ static const struct command {
 } commands[] = {
 	{ "info", emp_cmd_info, "header, threads, event counts, loss counters and completeness of dumps" },
 	{ "tree", emp_cmd_tree, "calling-context tree with inclusive and self figures" },
+	{ "top", emp_cmd_top, "flat profile: self and total samples per method" },
+	{ "collapsed", emp_cmd_collapsed, "FlameGraph folded stacks (root;...;leaf count)" },
+	{ "flame", emp_cmd_flame, "interactive flame graph as one self-contained SVG file" },
 	{ "calls", emp_cmd_calls, "traced calls per method: count, total/self time, mean, p50, p99, max; trace validation" },
 	{ "export", emp_cmd_export, "traces as a Kieker file-system log (--kieker DIR) or Chrome trace JSON (--chrome OUT)" },
 	{ "receive", emp_cmd_receive, "receive a dump streamed by writer=tcp:HOST:PORT and store it" },

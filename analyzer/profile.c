@@ -215,6 +215,9 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 		const char *iv = emp_dump_meta(r, "interval_ns");
 		if (!p->interval_ns && iv)
 			p->interval_ns = strtoull(iv, NULL, 10);
+		const char *engine = emp_dump_meta(r, "sample_engine");
+		if (!*p->engine && engine)
+			snprintf(p->engine, sizeof(p->engine), "%s", engine);
 		emp_profile_describe(r, samples, rep);
 		free(twant);
 		emp_symtab_map_free(map);

@@ -31,6 +31,7 @@ struct emp_profile {
 	uint64_t filtered;        /* samples dropped by the thread or frame filters */
 	uint64_t trace_events;    /* ENTER/EXIT events seen (not in the tree, see profile.c) */
 	uint64_t interval_ns;     /* of the first dump that has one */
+	char engine[64];          /* sample_engine of the first dump that has one */
 };
 
 /* Long options of the filters, to append to a command's option table; emp_profile_opt() handles them. */

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/* flame.c - flame graph SVG; see flame.h.  The layout follows Brendan Gregg's FlameGraph (frames as <g> with a
+ * <title>, a <rect> and a <text>); the script is our own: zoom keeps each frame's position as fractions of the
+ * root in data-x/data-w and redraws from them. */
+#include "flame.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define FRAME_H 16
+#define TOP 40
+#define BOTTOM 24
+#define PAD 10
+
+void emp_xml_escape(FILE *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&apos;", out);
+			break;
+		default:
+			fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+		}
+	}
+}
+
+struct layout {
+	FILE *out;
+	const struct emp_symtab *st;
+	const struct emp_flame_opts *o;
+	double root;      /* samples of the root */
+	double min_frac;  /* narrower frames are left out */
+	unsigned width, height;
+};
+
+static uint32_t max_depth(const struct emp_cct *c)
+{
+	uint32_t d = 0;
+	for (uint32_t id = 0; id < emp_cct_size(c); id++)
+		if (emp_cct_node(c, id)->depth > d && emp_cct_node(c, id)->total_samples)
+			d = emp_cct_node(c, id)->depth;
+	return d;
+}
+
+static void color(const struct emp_sym *s, char *buf, size_t len)
+{
+	unsigned h = 0;
+	for (const char *p = s->name; *p; p++)
+		h = h * 31 + (unsigned char)*p;
+	switch (s->kind) {
+	case EMP_FRAME_JAVA:
+		snprintf(buf, len, "rgb(%u,%u,%u)", 50 + h % 60, 170 + h / 7 % 60, 50 + h / 13 % 40);
+		return;
+	case EMP_FRAME_NATIVE:
+		snprintf(buf, len, "rgb(%u,%u,%u)", 220 + h % 30, 110 + h / 7 % 70, 40 + h / 13 % 30);
+		return;
+	case EMP_FRAME_PSEUDO:
+		break;
+	}
+	snprintf(buf, len, "rgb(%u,%u,%u)", 170 + h % 20, 170 + h % 20, 170 + h % 20);
+}
+
+/* The label that fits @px pixels (about 7 px per character), as the script computes it too. */
+static void label(FILE *out, const char *name, double px)
+{
+	long chars = (long)((px - 6) / 7);
+	size_t n = strlen(name);
+	if (chars < 3)
+		return;
+	if ((size_t)chars >= n) {
+		emp_xml_escape(out, name);
+		return;
+	}
+	char *cut = emp_xstrdup(name);
+	cut[chars - 2] = 0;
+	emp_xml_escape(out, cut);
+	fputs("..", out);
+	free(cut);
+}
+
+static void frame(struct layout *l, const struct emp_cct_node *n, double x)
+{
+	double w = (double)n->total_samples / l->root;
+	if (w < l->min_frac)
+		return;
+	const struct emp_sym *s = emp_symtab_get(l->st, n->gid);
+	const char *name = emp_symtab_name(l->st, n->gid, l->o->with_desc);
+	double px = PAD + x * (l->width - 2 * PAD), pw = w * (l->width - 2 * PAD);
+	unsigned y = l->height - BOTTOM - n->depth * FRAME_H;
+	char fill[32];
+	color(s, fill, sizeof(fill));
+	fprintf(l->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\"><title>", x, w, n->depth);
+	emp_xml_escape(l->out, name);
+	fprintf(l->out, " (%llu samples, %.2f%%)</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"%u\" fill=\"%s\" "
+			"rx=\"2\"/><text x=\"%.1f\" y=\"%u\">",
+		(unsigned long long)n->total_samples, 100.0 * w, px, y, pw > 0.5 ? pw - 0.5 : pw, FRAME_H - 1, fill,
+		px + 3, y + FRAME_H - 4);
+	label(l->out, name, pw);
+	fputs("</text></g>\n", l->out);
+	struct emp_cct_node **kids;
+	size_t k = emp_cct_children(n, &kids, emp_cct_cmp_samples);
+	double cx = x;
+	for (size_t i = 0; i < k; i++) {
+		frame(l, kids[i], cx);
+		cx += (double)kids[i]->total_samples / l->root;
+	}
+	free(kids);
+}
+
+static const char script[] =
+	"<script><![CDATA[\n"
+	"'use strict';\n"
+	"var W, PAD = 10, frames = [], zoomed = null, term = null;\n"
+	"function init() {\n"
+	"  W = document.documentElement.width.baseVal.value - 2 * PAD;\n"
+	"  var gs = document.querySelectorAll('g.f');\n"
+	"  for (var i = 0; i < gs.length; i++) {\n"
+	"    var g = gs[i], t = g.querySelector('title').textContent;\n"
+	"    var f = { g: g, x: +g.getAttribute('data-x'), w: +g.getAttribute('data-w'),\n"
+	"              d: +g.getAttribute('data-d'), name: t.replace(/ \\([0-9]+ samples, [0-9.]+%\\)$/, ''),\n"
+	"              rect: g.querySelector('rect'), text: g.querySelector('text'), tip: t };\n"
+	"    f.fill = f.rect.getAttribute('fill');\n"
+	"    g.onclick = zoomer(f);\n"
+	"    g.onmouseover = tipper(f);\n"
+	"    g.onmouseout = function () { details(' '); };\n"
+	"    frames.push(f);\n"
+	"  }\n"
+	"  window.addEventListener('keydown', function (e) {\n"
+	"    if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); search(); }\n"
+	"    if (e.key === 'Escape') reset();\n"
+	"  });\n"
+	"}\n"
+	"function details(s) { document.getElementById('details').textContent = s; }\n"
+	"function tipper(f) { return function () { details(f.tip); }; }\n"
+	"function zoomer(f) { return function () { zoomed = f; draw(); }; }\n"
+	"function fit(name, px) {\n"
+	"  var c = Math.floor((px - 6) / 7);\n"
+	"  if (c < 3) return '';\n"
+	"  return name.length <= c ? name : name.substring(0, c - 2) + '..';\n"
+	"}\n"
+	"function draw() {\n"
+	"  var zx = zoomed ? zoomed.x : 0, zw = zoomed ? zoomed.w : 1, zd = zoomed ? zoomed.d : 0;\n"
+	"  for (var i = 0; i < frames.length; i++) {\n"
+	"    var f = frames[i], nx, nw, show;\n"
+	"    if (f.d < zd) {\n"
+	"      show = f.x <= zx + 1e-12 && f.x + f.w >= zx + zw - 1e-12;\n"
+	"      nx = 0; nw = 1;\n"
+	"      f.g.style.opacity = 0.6;\n"
+	"    } else {\n"
+	"      nx = (f.x - zx) / zw; nw = f.w / zw;\n"
+	"      show = nx > -1e-9 && nx + nw < 1 + 1e-9 && nw * W >= 0.1;\n"
+	"      f.g.style.opacity = 1;\n"
+	"    }\n"
+	"    f.g.style.display = show ? '' : 'none';\n"
+	"    if (!show) continue;\n"
+	"    var px = PAD + nx * W, pw = nw * W;\n"
+	"    f.rect.setAttribute('x', px.toFixed(1));\n"
+	"    f.rect.setAttribute('width', Math.max(pw - 0.5, 0.1).toFixed(1));\n"
+	"    f.text.setAttribute('x', (px + 3).toFixed(1));\n"
+	"    f.text.textContent = fit(f.name, pw);\n"
+	"    f.rect.setAttribute('fill', term && term.test(f.name) ? 'rgb(230,0,230)' : f.fill);\n"
+	"  }\n"
+	"  document.getElementById('unzoom').style.opacity = zoomed ? 1 : 0.3;\n"
+	"}\n"
+	"function reset() { zoomed = null; term = null; document.getElementById('matched').textContent = ''; draw(); }\n"
+	"function search() {\n"
+	"  var s = prompt('Search (regular expression)', term ? term.source : '');\n"
+	"  if (s === null) return;\n"
+	"  try { term = s ? new RegExp(s) : null; } catch (e) { details('bad regular expression: ' + s); return; }\n"
+	"  var spans = [];\n"
+	"  for (var i = 0; i < frames.length; i++)\n"
+	"    if (term && term.test(frames[i].name)) spans.push([frames[i].x, frames[i].x + frames[i].w]);\n"
+	"  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
+	"  var covered = 0, end = -1;\n"
+	"  for (var j = 0; j < spans.length; j++) {\n"
+	"    var a = Math.max(spans[j][0], end);\n"
+	"    if (spans[j][1] > a) { covered += spans[j][1] - a; end = spans[j][1]; }\n"
+	"  }\n"
+	"  document.getElementById('matched').textContent = term ? 'Matched: ' + (100 * covered).toFixed(2) + '%' : '';\n"
+	"  draw();\n"
+	"}\n"
+	"]]></script>\n";
+
+int emp_flame_write(FILE *out, struct emp_cct *c, const struct emp_symtab *st, const struct emp_flame_opts *o)
+{
+	struct layout l = { .out = out, .st = st, .o = o, .width = o->width ? o->width : 1200 };
+	struct emp_cct_node *root = emp_cct_root(c);
+	l.root = root->total_samples ? (double)root->total_samples : 1;
+	l.min_frac = 0.1 / (double)(l.width - 2 * PAD);
+	l.height = TOP + BOTTOM + (max_depth(c) + 1) * FRAME_H;
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		     "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
+		     "viewBox=\"0 0 %u %u\" onload=\"init()\">\n",
+		l.width, l.height, l.width, l.height);
+	fputs("<style>text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); } "
+	      "g.f text { pointer-events: none; } g.f:hover rect { stroke: black; stroke-width: 0.5; } "
+	      ".b { cursor: pointer; fill: rgb(40,40,160); }</style>\n",
+	      out);
+	fputs(script, out);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"rgb(248,248,240)\"/>\n", l.width,
+		l.height);
+	fprintf(out, "<text x=\"%u\" y=\"18\" text-anchor=\"middle\" style=\"font-size: 16px\">", l.width / 2);
+	emp_xml_escape(out, o->title ? o->title : "Flame graph");
+	fputs("</text>\n", out);
+	if (o->subtitle) {
+		fprintf(out, "<text x=\"%u\" y=\"34\" text-anchor=\"middle\">", l.width / 2);
+		emp_xml_escape(out, o->subtitle);
+		fputs("</text>\n", out);
+	}
+	fprintf(out, "<text id=\"unzoom\" class=\"b\" x=\"%u\" y=\"18\" onclick=\"reset()\" style=\"opacity: 0.3\">"
+		     "Reset zoom</text>\n",
+		PAD);
+	fprintf(out, "<text class=\"b\" x=\"%u\" y=\"18\" text-anchor=\"end\" onclick=\"search()\">Search</text>\n",
+		l.width - PAD);
+	fprintf(out, "<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"></text>\n", l.width - PAD,
+		l.height - 6);
+	fprintf(out, "<text id=\"details\" x=\"%u\" y=\"%u\"> </text>\n<g id=\"frames\">\n", PAD, l.height - 6);
+	struct emp_cct_node **kids;
+	size_t k = emp_cct_children(root, &kids, emp_cct_cmp_samples);
+	double x = 0;
+	for (size_t i = 0; i < k; i++) {
+		frame(&l, kids[i], x);
+		x += (double)kids[i]->total_samples / l.root;
+	}
+	free(kids);
+	fputs("</g>\n</svg>\n", out);
+	return ferror(out) ? -1 : 0;
+}
