@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Sample mode on real JVMs (JDK 17 and 25), each check able to fail:
+#   Hotspots 60/30/10 at 1 ms for 4 s: every method's share within ±3 points of the truth the program measures
+#     itself (thread CPU time per method), and at least 80 % of the expected samples (its CPU time / interval);
+#   ForkJoinFib (fork, parallelism 2): samples from both workers, every worker stack rooted in Thread.run or
+#     ForkJoinWorkerThread.run (or a pseudo-frame for a failed walk);
+#   ForkJoinFib plain recursion: unknown_Java + not_walkable_Java under 5 % of the samples after recovery;
+#   Zip: native frames (libzip/libz) under emp.sut.Zip.compressLoop in most of its samples;
+#   clock=wall: a complete dump with thread states; the views (top csv header, collapsed, flame) on the dumps.
+source "$(dirname "$0")/../lib/common.sh"
+cd "$TMP"
+
+jdks=("$JAVA")
+have_jdk25 && jdks+=("$JDK25/bin/java")
+
+run() { # NAME OPTIONS CLASS ARGS... : run the SUT under the agent; stdout in NAME.out
+    local name=$1 opts=$2
+    shift 2
+    "$jdk" -agentpath:"$AGENT"=mode=sample,"$opts",out="$name.emp" -cp "$SUT" "$@" >"$name.out" 2>"$name.err" ||
+        fail "$jdk $*: exit $? ($(tail -n 3 "$name.err"))"
+    expect_eq "$name status" complete "$("$ANALYZE" info --format=csv "$name.emp" | awk -F, '$1=="files"{print $3}')"
+}
+
+for jdk in "${jdks[@]}"; do
+    echo "== $jdk"
+    # --- accuracy: Hotspots ---
+    run hs interval=1ms emp.sut.Hotspots --seconds 4
+    expect_eq "engine" perf_cpu_clock "$(info_value hs.emp meta sample_engine)"
+    "$ANALYZE" top --format=csv hs.emp >hs.csv 2>/dev/null || fail "top hs.emp: exit $?"
+    expect_eq "top csv header" "method,self_samples,total_samples,self_pct,total_pct" "$(head -n 1 hs.csv)"
+    python3 - hs.out hs.csv <<'PY' || fail "Hotspots accuracy"
+import csv, sys
+truth, cpu = {}, None
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[:1] == ["share"]:
+        truth["emp.sut.Hotspots." + f[1]] = float(f[2])
+    if f[:1] == ["total_cpu_ns"]:
+        cpu = int(f[1])
+total = {r["method"]: int(r["total_samples"]) for r in csv.DictReader(open(sys.argv[2]))}
+hot = {m: total.get(m, 0) for m in truth}
+n = sum(hot.values())
+expected = cpu / 1e6
+print(f"hot samples {n}, expected {expected:.0f} ({100 * n / expected:.1f} %)")
+ok = n >= 0.8 * expected
+for m, t in sorted(truth.items()):
+    got = hot[m] / n if n else 0
+    print(f"{m}: truth {100 * t:.2f} %, sampled {100 * got:.2f} %")
+    ok &= abs(got - t) <= 0.03
+sys.exit(0 if ok else 1)
+PY
+
+    # --- threads: ForkJoinFib fork, parallelism 2 ---
+    run fj interval=1ms emp.sut.ForkJoinFib --n 32 --mode fork --parallelism 2 --repeat 3
+    "$ANALYZE" info --format=csv fj.emp >fj-info.csv
+    # the pool may replace a worker (names count on), so: at least the two workers of parallelism 2 have samples
+    workers=$(awk -F, '$1=="threads" && $5 ~ /^ForkJoinPool-1-worker-/ && $7 > 0 {n++} END {print n+0}' fj-info.csv)
+    [ "$workers" -ge 2 ] || fail "ForkJoinPool workers with samples: $workers, expected at least 2"
+    "$ANALYZE" tree --format=csv --min-pct=0 --threads='ForkJoinPool-1-worker-*' fj.emp >fj-tree.csv 2>/dev/null
+    python3 - fj-tree.csv <<'PY' || fail "ForkJoin worker stacks are not rooted in Thread.run/ForkJoinWorkerThread.run"
+import csv, sys
+roots = {"java.lang.Thread.run", "java.util.concurrent.ForkJoinWorkerThread.run"}
+good = bad = 0
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["depth"] != "1":
+        continue
+    n = int(r["total_samples"])
+    if r["method"] in roots:
+        good += n
+    elif r["method"].startswith("["):
+        pass  # a failed walk, shown as a pseudo-frame
+    else:
+        bad += n
+        print("worker stack rooted in", r["method"], n)
+print(f"worker samples rooted correctly: {good}, wrongly: {bad}")
+sys.exit(0 if good > 0 and bad == 0 else 1)
+PY
+
+    # --- unknown_Java recovery: plain recursion ---
+    run fib interval=1ms emp.sut.ForkJoinFib --n 38 --mode plain --repeat 2
+    samples=$(info_value fib.emp counters samples)
+    unk=$(info_value fib.emp counters agct_unknown_Java)
+    nw=$(info_value fib.emp counters agct_not_walkable_Java)
+    rec=$(info_value fib.emp counters sample_recovered_unknown_Java)
+    echo "fib: $samples samples, recovered $rec, still unknown_Java $unk, not_walkable_Java $nw"
+    [ "$samples" -gt 100 ] || fail "fib: only $samples samples"
+    [ $(( (unk + nw) * 100 )) -lt $(( samples * 5 )) ] || fail "fib: unknown_Java+not_walkable_Java $((unk + nw)) of $samples >= 5 %"
+
+    # --- native frames: Zip ---
+    run zip interval=1ms emp.sut.Zip --seconds 2
+    "$ANALYZE" collapsed zip.emp >zip.folded 2>/dev/null || fail "collapsed zip.emp: exit $?"
+    python3 - zip.folded <<'PY' || fail "Zip: no native frames under compressLoop"
+import sys
+under = native = 0
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(" ", 1)
+    frames = stack.split(";")
+    if "emp.sut.Zip.compressLoop" not in frames:
+        continue
+    under += int(n)
+    below = frames[frames.index("emp.sut.Zip.compressLoop") + 1:]
+    if any(f.startswith(("libz.so", "libzip.so")) for f in below):
+        native += int(n)
+print(f"compressLoop samples {under}, with libz/libzip frames {native}")
+sys.exit(0 if under > 0 and native * 2 > under else 1)
+PY
+    "$ANALYZE" flame zip.emp -o zip.svg 2>/dev/null || fail "flame zip.emp: exit $?"
+    python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' zip.svg || fail "zip.svg is not well-formed XML"
+    grep -Eq 'libz(ip)?\.so' zip.svg || fail "zip.svg has no libz/libzip frame"
+
+    # --- clock=wall ---
+    run wall clock=wall,interval=5ms emp.sut.ForkJoinFib --n 30 --mode fork --parallelism 2 --repeat 2
+    expect_eq "wall engine" wall_tgkill "$(info_value wall.emp meta sample_engine)"
+    [ "$(info_value wall.emp counters samples)" -gt 0 ] || fail "clock=wall: no samples"
+done
+echo "ok"
