@@ -8,8 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cct.h"
 #include "commands.h"
 #include "dump_writer.h"
+#include "flame.h"
+#include "folded.h"
+#include "symtab.h"
 
 static char dump_path[] = "/tmp/emp-views-XXXXXX";
 
@@ -141,4 +145,91 @@ Test(views, tree_text_notes_engine_rate_and_failures)
 		 "    8   57.14     2  14.29    A.run\n",
 		 dump_path, dump_path, dump_path);
 	cr_assert_stdout_eq_str(expect);
+}
+
+Test(views, top_csv_counts_recursion_once)
+{
+	cr_redirect_stdout();
+	cr_assert_eq(run(emp_cmd_top, "top", "--format=csv", NULL, NULL), 0);
+	cr_assert_stdout_eq_str("method,self_samples,total_samples,self_pct,total_pct\n"
+				"A.hot,6,9,42.857142857142854,64.285714285714292\n"
+				"libz.so.1!deflate,3,3,21.428571428571427,21.428571428571427\n"
+				"A.run,2,11,14.285714285714286,78.571428571428569\n"
+				"B.cold,1,1,7.1428571428571432,7.1428571428571432\n"
+				"X.<init>,1,1,7.1428571428571432,7.1428571428571432\n"
+				"[unknown_Java],1,1,7.1428571428571432,7.1428571428571432\n"
+				"Main.main,0,10,0,71.428571428571431\n");
+}
+
+Test(views, top_include_exclude)
+{
+	cr_redirect_stdout();
+	cr_assert_eq(run(emp_cmd_top, "top", "--format=csv", "--include=A.*", "--exclude=*deflate"), 0);
+	cr_assert_stdout_eq_str("method,self_samples,total_samples,self_pct,total_pct\n"
+				"A.hot,6,6,75,75\n"
+				"A.run,2,8,25,100\n"
+				"Main.main,0,8,0,100\n");
+}
+
+Test(views, collapsed_escapes_semicolons)
+{
+	cr_redirect_stdout();
+	cr_redirect_stderr(); /* the run description */
+	cr_assert_eq(run(emp_cmd_collapsed, "collapsed", "--signatures", NULL, NULL), 0);
+	/* pre-order: a caller's own samples before its callees' */
+	cr_assert_stdout_eq_str("Main.main([Ljava/lang/String:)V;A.run()V 2\n"
+				"Main.main([Ljava/lang/String:)V;A.run()V;A.hot()V 6\n"
+				"Main.main([Ljava/lang/String:)V;B.cold()V 1\n"
+				"Main.main([Ljava/lang/String:)V;X.<init>(Ljava/lang/String:)V 1\n"
+				"A.run()V;A.hot()V;libz.so.1!deflate 3\n"
+				"[unknown_Java] 1\n");
+}
+
+Test(views, folded_escape_rules)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	emp_folded_escape(m, "a;b\nc\td e");
+	fputc('|', m);
+	emp_folded_escape(m, "");
+	fclose(m);
+	cr_expect_str_eq(buf, "a:b?c?d e|[empty]");
+	free(buf);
+}
+
+/* The flame SVG: names escaped, every <g> closed, one <title> per frame with the exact counts. */
+Test(views, flame_svg_is_escaped_and_balanced)
+{
+	struct emp_symtab *st = emp_symtab_new();
+	struct emp_cct *c = emp_cct_new();
+	uint32_t a = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "p.A", "<init>", "()V");
+	uint32_t b = emp_symtab_intern(st, EMP_FRAME_NATIVE, 0, "lib&.so", "x\"<y>'", "");
+	uint32_t u = emp_symtab_intern(st, EMP_FRAME_PSEUDO, 0, "", "[unknown_Java]", "");
+	const uint32_t s1[] = { a, b }, s2[] = { u };
+	emp_cct_add_stack(c, s1, 2, 3);
+	emp_cct_add_stack(c, s2, 1, 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct emp_flame_opts o = { .title = "t<1>", .subtitle = "s&2" };
+	cr_assert_eq(emp_flame_write(m, c, st, &o), 0);
+	fclose(m);
+	cr_expect(strstr(buf, "<title>p.A.&lt;init&gt; (3 samples, 75.00%)</title>"), "%s", buf);
+	cr_expect(strstr(buf, "<title>lib&amp;.so!x&quot;&lt;y&gt;&apos; (3 samples, 75.00%)</title>"));
+	cr_expect(strstr(buf, "<title>[unknown_Java] (1 samples, 25.00%)</title>"));
+	cr_expect(strstr(buf, ">t&lt;1&gt;</text>"));
+	cr_expect(strstr(buf, ">s&amp;2</text>"));
+	cr_expect_null(strstr(buf, "<init>"));
+	size_t open = 0, close = 0;
+	for (const char *p = buf; (p = strstr(p, "<g")); p++)
+		open++;
+	for (const char *p = buf; (p = strstr(p, "</g>")); p++)
+		close++;
+	cr_expect_eq(open, 4); /* three frames and the frames group */
+	cr_expect_eq(close, 4);
+	cr_expect(strstr(buf, "</svg>\n"));
+	free(buf);
+	emp_cct_free(c);
+	emp_symtab_free(st);
 }
