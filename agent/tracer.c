@@ -149,6 +149,7 @@ static void JNICALL probe_enter(JNIEnv *env, jclass cls, jint id)
 		if (!(rec = reserve_with_headroom(&t->ring, depth))) {
 			emp_count(EMP_C_RING_FULL_DROPPED, 1);
 			t->trace_skip = depth;
+			emp_writer_wake(); /* the writer may be asleep with little to do: this ring needs it */
 			goto out;
 		}
 	} else if (unlikely(!(rec = emp_ring_reserve(&t->ring, sizeof(*rec)))) && !(rec = wait_for_room(t))) {

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# trace_javac.sh - a real application under trace mode: the JDK's own javac (java -m jdk.compiler/...Main, classes
+# of the named module jdk.compiler, so module reads are exercised) with include=com.sun.tools.javac.* and
+# -Xverify:all compiles a small source tree (records, sealed types, enums, lambdas, generics, inner classes) to class files byte-identical to an uninstrumented compile, on JDK 17
+# and 25; the traces validate and no record is lost.  Prints how many methods were instrumented and how many were
+# left unchanged, by reason.
+# Exit 0 pass, 77 skip (no JDK), 1 fail.
+source "$(dirname "$0")/../lib/common.sh"
+cd "$TMP"
+[ -x "$(command -v "$JAVA" 2>/dev/null)" ] || skip "no java"
+# A small source tree with the shapes javac works hardest on: generics, records, enums with switches, lambdas,
+# inner classes, try/finally.  (Compiling the rewriter corpus or java-sut traces 20-40 million calls: too slow
+# for make test.)
+mkdir -p src/app/model src/app/util
+cat >src/app/model/Shape.java <<'JAVA'
+package app.model;
+public sealed interface Shape permits Shape.Circle, Shape.Rect {
+    record Circle(double r) implements Shape {}
+    record Rect(double w, double h) implements Shape {}
+    default double area() {
+        if (this instanceof Circle c) return Math.PI * c.r() * c.r();
+        Rect r = (Rect) this;
+        return r.w() * r.h();
+    }
+}
+JAVA
+cat >src/app/model/Color.java <<'JAVA'
+package app.model;
+public enum Color { RED, GREEN, BLUE;
+    public String code() { switch (this) { case RED: return "r"; case GREEN: return "g"; default: return "b"; } }
+}
+JAVA
+cat >src/app/util/Stats.java <<'JAVA'
+package app.util;
+import java.util.*;
+import java.util.function.*;
+public final class Stats<T extends Comparable<T>> {
+    private final List<T> items = new ArrayList<>();
+    public Stats<T> add(T t) { items.add(t); return this; }
+    public Optional<T> max() { return items.stream().max(Comparator.naturalOrder()); }
+    public <R> List<R> map(Function<? super T, ? extends R> f) {
+        List<R> out = new ArrayList<>();
+        for (T t : items) out.add(f.apply(t));
+        return out;
+    }
+    public class Cursor implements Iterator<T> {
+        private int i;
+        public boolean hasNext() { return i < items.size(); }
+        public T next() { try { return items.get(i); } finally { i++; } }
+    }
+}
+JAVA
+cat >src/app/Main.java <<'JAVA'
+package app;
+import app.model.*;
+import app.util.Stats;
+import java.util.*;
+public class Main {
+    public static void main(String[] args) throws Exception {
+        Stats<Double> s = new Stats<>();
+        for (Shape sh : List.of(new Shape.Circle(1), new Shape.Rect(2, 3))) s.add(sh.area());
+        Runnable r = () -> System.out.println(s.max().orElse(0.0));
+        r.run();
+        String codes = Arrays.stream(Color.values()).map(Color::code).reduce("", String::concat);
+        System.out.println(codes + s.map(d -> (int) Math.round(d)));
+        Stats<Double>.Cursor c = s.new Cursor();
+        while (c.hasNext()) System.out.println(c.next());
+    }
+}
+JAVA
+SRC=$(find src -name '*.java' | sort)
+
+for jdk in "$JAVA" "$JDK25/bin/java"; do
+    [ -x "$(command -v "$jdk")" ] || { echo "no $jdk, skipping it"; continue; }
+    rm -rf plain traced && mkdir plain traced
+    "$jdk" -m jdk.compiler/com.sun.tools.javac.Main --release 17 -d plain $SRC >plain.txt 2>&1 ||
+        fail "$jdk: plain javac failed: $(head plain.txt)"
+    "$jdk" -Xverify:all -agentpath:"$AGENT"=mode=trace,include=com.sun.tools.javac.*,out=javac.emp \
+        -m jdk.compiler/com.sun.tools.javac.Main --release 17 -d traced $SRC >traced.txt 2>&1 ||
+        fail "$jdk: traced javac failed: $(head -n 20 traced.txt)"
+    diff plain.txt traced.txt >/dev/null || fail "$jdk: javac's messages differ under the agent"
+    n=$(cd plain && find . -name '*.class' | wc -l)
+    [ "$n" -ge 7 ] || fail "$jdk: only $n class files compiled"
+    diff -r plain traced >/dev/null || fail "$jdk: class files differ: $(diff -rq plain traced | head -n 5)"
+    for c in lost_ring_full lost_after_shutdown lost_reentrant lost_no_thread_state trace_unbalanced_exit \
+             write_errors classes_failed; do
+        expect_eq "$jdk: counter $c" 0 "$(info_value javac.emp counters "$c")"
+    done
+    "$ANALYZE" calls --check --format=csv javac.emp >check.csv 2>&1 || fail "$jdk: calls --check: $(cat check.csv)"
+    expect_eq "$jdk: exits without entry, eoi/ess/time violations" "0 0 0 0" "$(awk -F, 'NR==2{print $6, $7, $8, $9}' check.csv)"
+    inst=$(info_value javac.emp counters methods_instrumented)
+    [ "$inst" -gt 1000 ] || fail "$jdk: only $inst methods instrumented"
+    skips=$("$ANALYZE" info --format=csv javac.emp | awk -F, '$1=="counters" && $3 ~ /^rewrite_(skip|fail)_/ && $4 != 0 {printf " %s=%s", $3, $4}')
+    echo "$jdk: $n class files identical; $(info_value javac.emp counters classes_rewritten) classes rewritten," \
+         "$inst methods instrumented, $(info_value javac.emp counters methods_skipped) skipped${skips:+ (}${skips# }${skips:+)};" \
+         "$(awk -F, 'NR==2{print $3}' check.csv) calls traced"
+done
+echo "trace javac: ok"
