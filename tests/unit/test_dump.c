@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <lz4frame.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1056,6 +1057,35 @@ Test(dump, varint_edges)
 
 /* ---- fuzz seeds ------------------------------------------------------------------------------------------- */
 
+/* Write @p (a dump) to @path in the fuzz target's structured form: a mode byte, then per chunk [u8 type][u16le raw
+ * length][raw payload] (tests/fuzz/fuzz_dump_reader.c wraps each payload into a fresh LZ4 frame). */
+static void write_structured(const char *path, const uint8_t *p, size_t n)
+{
+	uint8_t *out = malloc(1 + n * 64), *raw = malloc(EMP_CHUNK_RAW_MAX);
+	size_t len = 0;
+	LZ4F_dctx *d;
+	cr_assert(!LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)));
+	out[len++] = 0;
+	for (size_t off = EMP_DUMP_HEADER_LEN; off + EMP_CHUNK_HEADER_LEN <= n;) {
+		uint32_t stored = emp_get_u32le(p + off + 8), raw_len = emp_get_u32le(p + off + 12);
+		cr_assert_leq(raw_len, 0xffff, "structured seeds hold chunks below 64 KiB");
+		size_t dst = raw_len, src = stored;
+		LZ4F_resetDecompressionContext(d);
+		cr_assert_eq(LZ4F_decompress(d, raw, &dst, p + off + EMP_CHUNK_HEADER_LEN, &src, NULL), 0);
+		cr_assert_eq(dst, raw_len);
+		out[len++] = p[off + 4];
+		emp_put_u16le(out + len, (uint16_t)raw_len);
+		len += 2;
+		memcpy(out + len, raw, raw_len);
+		len += raw_len;
+		off += EMP_CHUNK_HEADER_LEN + stored;
+	}
+	write_file(path, out, len);
+	LZ4F_freeDecompressionContext(d);
+	free(out);
+	free(raw);
+}
+
 Test(dump, corpus)
 {
 	const char *dir = getenv("EMP_TEST_CORPUS");
@@ -1066,6 +1096,8 @@ Test(dump, corpus)
 	build_small(&s);
 	snprintf(path, sizeof(path), "%s/small-complete.emp", dir);
 	write_file(path, s.m.p, s.m.n);
+	snprintf(path, sizeof(path), "%s/small-structured", dir);
+	write_structured(path, s.m.p, s.m.n);
 	snprintf(path, sizeof(path), "%s/small-truncated.emp", dir);
 	write_file(path, s.m.p, (size_t)(s.start[5] + 20));
 	snprintf(path, sizeof(path), "%s/header-only.emp", dir);
@@ -1092,6 +1124,8 @@ Test(dump, corpus)
 	cr_assert_eq(emp_dump_write_end(w, small_end, 4), 0);
 	snprintf(path, sizeof(path), "%s/samples.emp", dir);
 	write_file(path, m.p, m.n);
+	snprintf(path, sizeof(path), "%s/samples-structured", dir);
+	write_structured(path, m.p, m.n);
 	emp_dump_events_free(b);
 	emp_dump_writer_free(w);
 	free(m.p);
