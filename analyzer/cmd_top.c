@@ -16,7 +16,7 @@ static const char usage[] =
 	"method its self samples (the method was the leaf frame) and total samples (the method was anywhere on the\n"
 	"stack; a recursive method counts once per sample) with their share of all samples, sorted by self, then\n"
 	"total.  Pseudo-frames such as [unknown_Java] stand for samples AsyncGetCallTrace could not walk, so the\n"
-	"self column sums to 100 %%.  csv: method,self_samples,total_samples,self_pct,total_pct.\n"
+	"self column sums to 100 %.  csv: method,self_samples,total_samples,self_pct,total_pct.\n"
 	"\n"
 	"  --limit=N         the first N methods (default 30 in text, all in csv/json; 0 = all)\n"
 	"  --format=F        text (default), csv or json\n"

@@ -16,10 +16,12 @@ static const char usage[] =
 	"\n"
 	"The calling-context tree of the samples in the dumps (several dumps add up, frames merged by name): per\n"
 	"call path its inclusive (total) and self sample counts and their share of all samples, children sorted by\n"
-	"total; with trace events also calls and inclusive/self time.  Text output indents by depth; csv and json\n"
-	"have a `path` column (frames joined by ';', escaped as in `collapsed`).\n"
+	"total; with trace events (mode=trace) also calls and inclusive/self time, children sorted by time.  Text\n"
+	"output indents by depth; csv and json have a `path` column (frames joined by ';', escaped as in\n"
+	"`collapsed`).\n"
 	"\n"
-	"  --min-pct=P       leave out paths with less than P %% of all samples (default 0.1)\n"
+	"  --min-pct=P       leave out paths with less than P % of all samples and of the traced time\n"
+	"                    (default 0.1)\n"
 	"  --format=F        text (default), csv or json\n"
 	"  --allow-truncated a truncated dump is not an error\n" EMP_PROFILE_USAGE;
 
@@ -29,6 +31,7 @@ struct tree_ctx {
 	struct emp_table *t;
 	enum emp_format fmt;
 	double min_samples;
+	double min_ns;
 	uint64_t all;
 	int traced;
 	uint32_t *path;
@@ -42,7 +45,7 @@ static double pct(uint64_t part, uint64_t whole)
 static int visit(struct emp_cct_node *n, void *arg)
 {
 	struct tree_ctx *c = arg;
-	if ((double)n->total_samples < c->min_samples && !(c->traced && n->calls))
+	if ((double)n->total_samples < c->min_samples && (!c->traced || (double)n->total_ns < c->min_ns))
 		return 1;
 	const char *name = emp_profile_name(c->p, c->po, n->gid);
 	emp_table_row(c->t);
@@ -122,8 +125,12 @@ int emp_cmd_tree(int argc, char **argv)
 
 	struct tree_ctx c = { .p = &p, .po = &po, .fmt = cli.format, .all = emp_cct_root(p.cct)->total_samples };
 	c.min_samples = min_pct / 100.0 * (double)c.all;
-	for (uint32_t id = 1; id < emp_cct_size(p.cct) && !c.traced; id++)
-		c.traced = emp_cct_node(p.cct, id)->calls != 0;
+	double all_ns = 0;
+	for (const struct emp_cct_node *ch = emp_cct_root(p.cct)->first_child; ch; ch = ch->next_sibling) {
+		all_ns += (double)ch->total_ns;
+		c.traced |= ch->calls != 0;
+	}
+	c.min_ns = min_pct / 100.0 * all_ns;
 	static const char *const text_cols[] = { "total", "total%", "self", "self%", "calls", "total_ms", "self_ms",
 						 "method" };
 	static const char *const text_cols_samples[] = { "total", "total%", "self", "self%", "method" };
@@ -136,8 +143,8 @@ int emp_cmd_tree(int argc, char **argv)
 		c.t = emp_table_new("tree", "Calling-context tree", c.traced ? 10 : 7, cols);
 	c.path = emp_xmalloc(EMP_MAX_FRAMES * sizeof(*c.path));
 	if (min_pct > 0)
-		emp_report_note(rep, "paths under %.2f %% of %llu samples are left out (--min-pct)", min_pct,
-				(unsigned long long)c.all);
+		emp_report_note(rep, "paths under %.2f %% of %llu samples%s are left out (--min-pct)", min_pct,
+				(unsigned long long)c.all, c.traced ? " and of the traced time" : "");
 	emp_cct_walk(p.cct, c.traced ? emp_cct_cmp_time : emp_cct_cmp_samples, visit, &c);
 	emp_report_add(rep, c.t);
 	emp_report_print(rep, stdout);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dump_reader.h"
+#include "trace.h"
 #include "util.h"
 
 int emp_profile_opt(struct emp_profile_opts *po, int opt, const char *arg)
@@ -166,18 +167,13 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 		if (!r)
 			continue;
 		struct emp_symtab_map *map = emp_symtab_map_new(p->st, r);
+		struct emp_trace_cct tc = { .cct = p->cct, .map = map, .r = r };
+		struct emp_trace *tr = NULL; /* created at the first trace event */
 		signed char *twant = NULL; /* per dump thread id: 0 unknown, 1 no, 2 yes */
 		uint32_t tcap = 0;
 		uint64_t samples = 0;
 		struct emp_event ev;
 		while (emp_dump_reader_next(r, &ev)) {
-			if (ev.kind != EMP_EV_SAMPLE) {
-				/* HOOK(trace): ENTER/EXIT/EXIT_THROW events are to be folded into p->cct (calls,
-				 * total_ns, self_ns) by the function analyzer/trace.h will provide; until it lands they
-				 * are only counted, and the views say so. */
-				p->trace_events++;
-				continue;
-			}
 			if (po->threads) {
 				if (ev.thread >= tcap) {
 					uint32_t m = ev.thread + 64;
@@ -190,9 +186,18 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 					twant[ev.thread] = thread_wanted(po->threads, th) ? 2 : 1;
 				}
 				if (twant[ev.thread] != 2) {
-					p->filtered++;
+					p->filtered += ev.kind == EMP_EV_SAMPLE;
 					continue;
 				}
+			}
+			if (ev.kind != EMP_EV_SAMPLE) {
+				/* ENTER/EXIT/EXIT_THROW: calls, total_ns and self_ns of the same tree (trace.h); the frame
+				 * filters apply to samples only. */
+				if (!tr)
+					tr = emp_trace_new(&emp_trace_cct_ops, &tc);
+				emp_trace_event(tr, &ev);
+				p->trace_events++;
+				continue;
 			}
 			uint32_t depth = ev.depth < EMP_MAX_FRAMES ? ev.depth : EMP_MAX_FRAMES;
 			int inc_hit = 0, exc_hit = 0;
@@ -210,6 +215,14 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 			emp_cct_add_stack(p->cct, gids, depth, 1);
 			samples++;
 		}
+		if (tr) {
+			emp_trace_finish(tr);
+			const struct emp_trace_stats *ts = emp_trace_stats(tr);
+			emp_report_note(rep, "%s: %" PRIu64 " traced calls folded in (%" PRIu64 " still open at the end, %"
+					     PRIu64 " exits without entry)",
+					files[f], ts->calls, ts->unclosed, ts->exit_without_entry);
+			emp_trace_free(tr);
+		}
 		emp_cli_done(cli, r);
 		p->samples += samples;
 		const char *iv = emp_dump_meta(r, "interval_ns");
@@ -225,9 +238,6 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 	}
 	if (p->filtered)
 		emp_report_note(rep, "%" PRIu64 " samples left out by --threads/--include/--exclude", p->filtered);
-	if (p->trace_events)
-		emp_report_note(rep, "%" PRIu64 " trace events (mode=trace) are not part of this view yet",
-				p->trace_events);
 	free(inc.v);
 	free(exc.v);
 	free(gids);

@@ -3,9 +3,9 @@
  * calling-context tree over one symbol table, with thread and frame filters, and describe how each dump was
  * recorded (engine, asked and achieved rate, losses and sampler failures by reason).
  *
- * Samples go into the tree root first; with several dumps the trees of all of them add up (frames merged by
- * name through the symbol table).  Trace events (ENTER/EXIT) are not folded in here yet: see the hook in
- * profile.c, which counts them so a report can say so. */
+ * Samples go into the tree root first; trace events (ENTER/EXIT/EXIT_THROW) are folded into the same tree as
+ * calls, total_ns and self_ns (trace.h).  With several dumps the trees of all of them add up (frames merged by
+ * name through the symbol table).  --threads applies to both; --include/--exclude to samples only. */
 #ifndef EMP_PROFILE_H
 #define EMP_PROFILE_H
 
@@ -29,7 +29,7 @@ struct emp_profile {
 	struct emp_cct *cct;
 	uint64_t samples;         /* samples in the tree */
 	uint64_t filtered;        /* samples dropped by the thread or frame filters */
-	uint64_t trace_events;    /* ENTER/EXIT events seen (not in the tree, see profile.c) */
+	uint64_t trace_events;    /* ENTER/EXIT/EXIT_THROW events folded in */
 	uint64_t interval_ns;     /* of the first dump that has one */
 	char engine[64];          /* sample_engine of the first dump that has one */
 };
