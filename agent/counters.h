@@ -50,6 +50,7 @@
 	X(SAMPLE_THREADS_ARMED, "sample_threads_armed")   /* Java threads the engine was started for */        \
 	X(SAMPLE_ARM_FAILED, "sample_arm_failed")         /* the engine could not be started for a thread */   \
 	X(SAMPLE_RECOVERED, "sample_recovered_unknown_Java") /* unknown_Java re-walked from the caller */       \
+	X(SAMPLE_RECOVERED_NO_TOP, "sample_recovered_top_unnamed") /* ...its own method not found by PC */     \
 	X(SAMPLE_UNRESOLVED, "sample_unresolved_method")  /* a jmethodID JVMTI could not name */               \
 	X(AGCT_OK, "agct_ok")                                                                                  \
 	X(AGCT_NO_JAVA_FRAME, "agct_no_Java_frame")                                                            \

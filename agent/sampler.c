@@ -179,6 +179,85 @@ static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread threa
 	prepare_methods(jvmti, klass);
 }
 
+/* --- compiled code: which method a recovered sample's PC was in (writer side) ---
+ * A recovered re-walk starts at the caller; the method whose prologue/epilogue the PC was in is named from the
+ * JIT's CompiledMethodLoad events: a table of [start, end) -> jmethodID, sorted by start, under a mutex (compiler
+ * threads add and remove, the writer looks up; never the signal handler). */
+
+struct code {
+	uint64_t start, end;
+	jmethodID method;
+};
+static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct code *codes;
+static size_t ncodes, code_cap;
+
+static size_t code_index(uint64_t start)
+{
+	size_t lo = 0, hi = ncodes;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (codes[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void JNICALL on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint size, const void *addr, jint nmap,
+				     const jvmtiAddrLocationMap *map, const void *compile_info)
+{
+	(void)jvmti, (void)nmap, (void)map, (void)compile_info;
+	uint64_t start = (uint64_t)(uintptr_t)addr;
+	pthread_mutex_lock(&code_lock);
+	if (ncodes == code_cap) {
+		size_t cap = code_cap ? code_cap * 2 : 1024;
+		struct code *c = realloc(codes, cap * sizeof(*c));
+		if (!c) {
+			pthread_mutex_unlock(&code_lock);
+			return;
+		}
+		codes = c;
+		code_cap = cap;
+	}
+	size_t i = code_index(start);
+	if (i < ncodes && codes[i].start == start) {
+		codes[i].end = start + (uint64_t)size;
+		codes[i].method = method;
+	} else {
+		memmove(codes + i + 1, codes + i, (ncodes - i) * sizeof(*codes));
+		codes[i] = (struct code){ start, start + (uint64_t)size, method };
+		ncodes++;
+	}
+	pthread_mutex_unlock(&code_lock);
+}
+
+static void JNICALL on_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void *addr)
+{
+	(void)jvmti, (void)method;
+	uint64_t start = (uint64_t)(uintptr_t)addr;
+	pthread_mutex_lock(&code_lock);
+	size_t i = code_index(start);
+	if (i < ncodes && codes[i].start == start) {
+		memmove(codes + i, codes + i + 1, (ncodes - i - 1) * sizeof(*codes));
+		ncodes--;
+	}
+	pthread_mutex_unlock(&code_lock);
+}
+
+/* The method compiled at @pc, or NULL (the code was unloaded since, or is not a compiled method). */
+static jmethodID code_method(uint64_t pc)
+{
+	jmethodID m = NULL;
+	pthread_mutex_lock(&code_lock);
+	size_t i = code_index(pc + 1);
+	if (i > 0 && pc < codes[i - 1].end)
+		m = codes[i - 1].method;
+	pthread_mutex_unlock(&code_lock);
+	return m;
+}
+
 /* --- arming --- */
 
 static void arm(JNIEnv *jni, struct emp_thread *t)
@@ -430,6 +509,14 @@ static int decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_t
 	for (uint32_t i = rec->njava; i-- > 0 && d < EMP_MAX_FRAMES;)
 		if ((id = method_frame(java[i])) >= 0)
 			frames[d++] = (uint32_t)id;
+	if (rec->flags & EMP_SAMPLE_RECOVERED && d < EMP_MAX_FRAMES) {
+		/* the re-walk began at the caller: put back the method whose edge the PC was at */
+		jmethodID top = code_method(rec->top_pc);
+		if (!top)
+			emp_count(EMP_C_SAMPLE_RECOVERED_NO_TOP, 1);
+		else if ((id = method_frame((uint64_t)(uintptr_t)top)) >= 0)
+			frames[d++] = (uint32_t)id;
+	}
 	for (uint32_t i = rec->nnative; i-- > 0 && d < EMP_MAX_FRAMES;)
 		/* a caller's PC is a return address: look up the call instruction before it */
 		if ((id = emp_native_symbol(i ? natives[i] - 1 : natives[i])) >= 0)
@@ -443,8 +530,8 @@ static int decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_t
 static int sampler_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapabilities *caps,
 			  jvmtiEventCallbacks *cb, char *err, size_t errlen)
 {
-	(void)caps;
 	s.jvmti = jvmti;
+	caps->can_generate_compiled_method_load_events = 1;
 	s.interval_ns = o->interval_ns;
 	s.depth = o->depth;
 	if (emp_agct_init(err, errlen))
@@ -462,6 +549,8 @@ static int sampler_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCap
 	}
 	cb->ClassLoad = on_class_load;
 	cb->ClassPrepare = on_class_prepare;
+	cb->CompiledMethodLoad = on_compiled_load;
+	cb->CompiledMethodUnload = on_compiled_unload;
 	emp_writer_set_sample_decoder(decode);
 	char interval[32];
 	snprintf(interval, sizeof(interval), "%" PRIu64, o->interval_ns);
@@ -476,8 +565,10 @@ static int sampler_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCap
 static int sampler_enable(jvmtiEnv *jvmti, char *err, size_t errlen)
 {
 	if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, NULL) ||
-	    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL)) {
-		snprintf(err, errlen, "mode=sample: cannot enable ClassLoad/ClassPrepare events");
+	    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL) ||
+	    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL) ||
+	    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, NULL)) {
+		snprintf(err, errlen, "mode=sample: cannot enable ClassLoad/ClassPrepare/CompiledMethodLoad events");
 		return -1;
 	}
 	return 0;
@@ -498,6 +589,8 @@ static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 		}
 		(*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
 	}
+	/* Code compiled before the events were enabled (normally none: they are enabled at load). */
+	(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
 	if (s.engine == EMP_ENGINE_ITIMER) {
 		int rc = emp_engine_itimer(s.interval_ns);
 		if (rc)

@@ -17,8 +17,8 @@
  * AGCT mode (stackFrame_x64.cpp, read, not copied), we recognise these instructions by their bytes, pop the
  * incomplete frame by hand (the return address is at [rsp], or at [rsp+8] above a pushed rbp), point the PC at the
  * call instruction (return address - 1, so the call site's bytecode is found) and ask AGCT again; the registers are
- * put back afterwards.  The method whose edge we were at is lost from the re-walked stack; the record keeps its PC
- * (top_pc) so the writer can name it.
+ * put back afterwards.  The method whose edge we were at is missing from the re-walked stack; the record keeps
+ * its PC (top_pc) and the writer names it from the JIT's CompiledMethodLoad events (sampler.c).
  */
 #include <dlfcn.h>
 #include <errno.h>
