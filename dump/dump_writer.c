@@ -276,7 +276,8 @@ int emp_dump_events_sample(struct emp_dump_events *b, uint64_t ticks, enum emp_t
 	for (uint32_t i = shared; i < depth; i++)
 		p += emp_varint_put(p, frames[i]);
 	b->raw.len = (size_t)(p - b->raw.data);
-	memcpy(b->prev_frames + shared, frames + shared, (depth - shared) * sizeof(*frames));
+	if (depth > shared) /* an empty stack may come with frames == NULL: no memcpy from NULL */
+		memcpy(b->prev_frames + shared, frames + shared, (depth - shared) * sizeof(*frames));
 	b->prev_depth = depth;
 	return 0;
 }
