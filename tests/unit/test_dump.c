@@ -708,6 +708,23 @@ Test(dump, writer_rejects_null_kv)
 	free(m.p);
 }
 
+Test(dump, writer_refuses_oversized_chunk)
+{
+	struct mem m = { 0 };
+	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
+	struct emp_dump_events *b = emp_dump_events_new(0);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	/* a builder never flushed when full: 2 + 2 * 8388608 raw bytes > EMP_CHUNK_RAW_MAX */
+	for (uint32_t i = 0; i < (EMP_CHUNK_RAW_MAX / 2); i++)
+		cr_assert_eq(emp_dump_events_enter(b, 0, 1), 0);
+	cr_assert_eq(emp_dump_events_flush(w, b), -E2BIG);
+	cr_assert_eq(emp_dump_writer_offset(w), EMP_DUMP_HEADER_LEN, "nothing written");
+	cr_assert_eq(emp_dump_events_count(b), 0, "the builder starts over");
+	emp_dump_events_free(b);
+	emp_dump_writer_free(w);
+	free(m.p);
+}
+
 /* ---- truncation at every byte ----------------------------------------------------------------------------- */
 
 Test(dump, truncated_at_every_byte)
