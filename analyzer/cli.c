@@ -8,6 +8,8 @@
 
 #include "util.h"
 
+char **emp_cli_argv;
+
 static void worse(struct emp_cli *c, int code)
 {
 	/* error (1) outranks truncated (3), which outranks ok */
@@ -40,11 +42,19 @@ int emp_cli_common(struct emp_cli *c, int opt, const char *arg)
 		c->allow_truncated = 1;
 		return 1;
 	case '?':
-		/* getopt_long already named the option; add the hint and the status */
-		fprintf(stderr, "emp-analyze %s: see emp-analyze %s --help\n", c->command, c->command);
-		exit(EMP_EXIT_USAGE);
-	case ':':
-		exit(EMP_EXIT_USAGE);
+	case ':': {
+		/* main() turned getopt's own messages off (opterr = 0) so that this is the one line printed.  The
+		 * offending word is argv[optind - 1] for long options, optopt for short ones. */
+		const char *word = optind > 0 && emp_cli_argv ? emp_cli_argv[optind - 1] : "?";
+		char shortopt[3] = { '-', (char)optopt, 0 };
+		if (optopt > 0 && optopt < 256)
+			word = shortopt;
+		/* optopt == 0: a long option nobody knows; otherwise getopt cannot tell us whether the option is unknown
+		 * or lacks its value. */
+		if (!optopt)
+			emp_cli_usage_error(c, "unknown option '%s'", word);
+		emp_cli_usage_error(c, "option '%s' is unknown or needs a value", word);
+	}
 	default:
 		return 0;
 	}

@@ -17,6 +17,9 @@ struct emp_cli {
 	int exit_code;           /* worst status so far (util.h EMP_EXIT_*) */
 };
 
+/* The command's argv (set by main() before dispatch), for naming a bad option in usage errors. */
+extern char **emp_cli_argv;
+
 /* Long options every command accepts; a command appends its own after these (see EMP_CLI_COMMON_OPTS). */
 enum { EMP_OPT_FORMAT = 1000, EMP_OPT_HELP, EMP_OPT_ALLOW_TRUNCATED, EMP_OPT_FIRST_FREE };
 #define EMP_CLI_COMMON_OPTS                                                                                    \

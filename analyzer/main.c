@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c - emp-analyze: dispatch to the commands of commands.h. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "util.h"
 
@@ -45,9 +47,13 @@ int main(int argc, char **argv)
 		printf("emp-analyze %s\n", EMP_VERSION);
 		return EMP_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+	opterr = 0; /* cli.c prints one line of its own for a bad option */
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			emp_cli_argv = argv + 1;
 			return commands[i].run(argc - 1, argv + 1);
+		}
+	}
 	emp_errorf("unknown command '%s' (see emp-analyze --help)", argv[1]);
 	return EMP_EXIT_USAGE;
 }

@@ -7,26 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void vmessage(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs("emp-analyze: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void emp_errorf(const char *fmt, ...)
 {
 	va_list ap;
-	fflush(stdout);
-	fputs("emp-analyze: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void emp_die(const char *fmt, ...)
 {
 	va_list ap;
-	fflush(stdout);
-	fputs("emp-analyze: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(EMP_EXIT_ERROR);
 }
 
