@@ -9,25 +9,16 @@
 #   CT_ITERATIONS (4000; quick 1000), MOO_CALLS (10000000; quick 2000000), MOO_DEPTH (10),
 #   PEERS ("asprof jfr"; "" for emp alone), WORKLOADS ("calltree moobench"), JAVA, PIN, KEEP_RAW, BUILD.
 set -uo pipefail
-BENCH_COMMAND="$0 $*"
-quick=0
-for a in "$@"; do
-	case $a in
-	--quick) quick=1 ;;
-	-h | --help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "sample-overhead.sh: unknown argument '$a' (try --help)" >&2; exit 2 ;;
-	esac
-done
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/runner.sh
+. "$HERE/lib/runner.sh"
+bench_args "$@"
 if ((quick)); then
 	: "${VMS:=2}" "${INTERVALS:=10}" "${CT_WARMUP:=500}" "${CT_ITERATIONS:=1000}" "${MOO_CALLS:=2000000}"
 fi
 : "${VMS:=8}" "${INTERVALS:=1 10 20}" "${CT_DEPTH:=4}" "${CT_WARMUP:=1000}" "${CT_ITERATIONS:=4000}"
 : "${MOO_CALLS:=10000000}" "${MOO_DEPTH:=10}" "${PEERS-asprof jfr}" "${WORKLOADS:=calltree moobench}"
 PEERS=${PEERS-asprof jfr}
-HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib/runner.sh
-. "$HERE/lib/runner.sh"
-
 bench_init sample-overhead$( ((quick)) && echo -quick)
 if [[ $PEERS == *asprof* ]]; then
 	eval "$("$HERE/lib/fetch-peers.sh" asprof)" || bench_die "async-profiler unavailable (PEERS=jfr to skip it)"

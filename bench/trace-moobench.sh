@@ -10,25 +10,16 @@
 #   calls per JVM; quick 50000), PEERS ("kieker otel"), EMP_WRITERS ("null file"), JVM_OPTS ("-Xms1G -Xmx2G",
 #   as MooBench), JAVA, PIN, KEEP_RAW, BUILD.
 set -uo pipefail
-BENCH_COMMAND="$0 $*"
-quick=0
-for a in "$@"; do
-	case $a in
-	--quick) quick=1 ;;
-	-h | --help) sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "trace-moobench.sh: unknown argument '$a' (try --help)" >&2; exit 2 ;;
-	esac
-done
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/runner.sh
+. "$HERE/lib/runner.sh"
+bench_args "$@"
 if ((quick)); then
 	: "${VMS:=2}" "${DEPTHS:=2 10 32}" "${CALLS:=50000}"
 fi
 : "${VMS:=5}" "${DEPTHS:=2 4 8 10 16 32 64 128}" "${CALLS:=100000}" "${EMP_WRITERS:=null file}"
 PEERS=${PEERS-kieker otel}
 BENCH_JVM_OPTS=${JVM_OPTS--Xms1G -Xmx2G}
-HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib/runner.sh
-. "$HERE/lib/runner.sh"
-
 bench_init trace-moobench$( ((quick)) && echo -quick)
 for p in $PEERS; do
 	eval "$("$HERE/lib/fetch-peers.sh" "$p")" || bench_die "peer $p unavailable (set PEERS to skip it)"

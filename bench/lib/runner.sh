@@ -30,6 +30,20 @@ KEEP_RAW=${KEEP_RAW:-0}
 declare -a BENCH_VARIANTS=() BENCH_CONFIGS=()
 declare -A BENCH_VARGS=() BENCH_VENV=()
 
+# bench_args "$@" - the command line every bench script takes: --quick (sets quick=1), -h/--help (prints the
+# script's header comment from its third line to the first line that is not a comment), nothing else.
+bench_args() {
+	BENCH_COMMAND="$0 $*"
+	quick=0
+	for a in "$@"; do
+		case $a in
+		--quick) quick=1 ;;
+		-h | --help) sed -n '3,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+		*) echo "$(basename "$0"): unknown argument '$a' (try --help)" >&2; exit 2 ;;
+		esac
+	done
+}
+
 bench_die() {
 	echo "bench: $*" >&2
 	exit 1
