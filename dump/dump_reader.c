@@ -19,6 +19,10 @@
 /* Ids above these are treated as corruption: the agent allocates ids densely from 0. */
 #define MAX_METHOD_ID (1u << 26)
 #define MAX_THREAD_ID (1u << 22)
+/* Dense ids also mean a new id is never far above the largest seen so far (only ids allocated concurrently and
+ * queued out of order sit in between), so an id may exceed the current limit by at most this much.  It keeps a
+ * crafted entry from making the reader allocate a table for 2^26 ids. */
+#define MAX_ID_JUMP   (1u << 16)
 
 struct kv {
 	char *key;
@@ -206,7 +210,7 @@ static int parse_symbols(struct emp_dump_reader *r, const uint8_t *p, const uint
 		    emp_varint_get(&p, end, &flags) || flags > UINT32_MAX)
 			return -1;
 		if (kind == EMP_SYM_METHOD) {
-			if (id >= MAX_METHOD_ID || a > EMP_FRAME_PSEUDO)
+			if (id >= MAX_METHOD_ID || id > (uint64_t)r->methods_limit + MAX_ID_JUMP || a > EMP_FRAME_PSEUDO)
 				return -1;
 			struct emp_dump_method *m = calloc(1, sizeof(*m));
 			if (!m)
@@ -225,7 +229,7 @@ static int parse_symbols(struct emp_dump_reader *r, const uint8_t *p, const uint
 			if (id >= r->methods_limit)
 				r->methods_limit = (uint32_t)id + 1;
 		} else if (kind == EMP_SYM_THREAD) {
-			if (id >= MAX_THREAD_ID)
+			if (id >= MAX_THREAD_ID || id > (uint64_t)r->threads_limit + MAX_ID_JUMP)
 				return -1;
 			struct emp_dump_thread *t = calloc(1, sizeof(*t));
 			if (!t)

@@ -1147,3 +1147,32 @@ Test(dump, corpus)
 	emp_dump_writer_free(w);
 	free(m.p);
 }
+
+/* Ids are dense: an id more than 65,536 above the largest defined so far is corruption, so a crafted entry cannot
+ * make the reader allocate a table for 2^26 ids.  The largest allowed jump still reads. */
+Test(dump, symbol_id_jump_bound)
+{
+	static const uint32_t ids[] = { 3 + 65536, 3 + 65537 };
+	static const enum emp_dump_status want[] = { EMP_DUMP_COMPLETE, EMP_DUMP_CORRUPT };
+	for (int i = 0; i < 2; i++) {
+		struct mem m = { 0 };
+		struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
+		const char *kv[] = { "agent", "emp" };
+		cr_assert_eq(emp_dump_write_header(w), 0);
+		cr_assert_eq(emp_dump_write_meta(w, kv, 1), 0);
+		for (uint32_t id = 0; id < 3; id++)
+			cr_assert_eq(emp_dump_add_method(w, id, EMP_FRAME_JAVA, 0, "a.B", "m", "()V"), 0);
+		cr_assert_eq(emp_dump_add_method(w, ids[i], EMP_FRAME_JAVA, 0, "a.B", "far", "()V"), 0);
+		cr_assert_eq(emp_dump_flush_symbols(w), 0);
+		cr_assert_eq(emp_dump_write_end(w, kv, 1), 0);
+		emp_dump_writer_free(w);
+		char path[64], err[512];
+		struct emp_dump_reader *r = open_bytes(m.p, m.n, path, sizeof(path), err, sizeof(err));
+		emp_dump_reader_drain(r);
+		cr_assert_eq(emp_dump_reader_status(r), want[i], "id %u: status %d", ids[i], emp_dump_reader_status(r));
+		if (want[i] == EMP_DUMP_COMPLETE)
+			cr_assert_str_eq(emp_dump_method(r, ids[i])->name, "far");
+		emp_dump_reader_close(r);
+		free(m.p);
+	}
+}
