@@ -15,6 +15,10 @@
  * Thread states (clock=wall): the sampler thread is attached to the JVM as a daemon and reads each thread's JVMTI
  * state (GetThreadState, which is not callable from a signal handler) just before it signals the thread; the
  * handler records that state.  clock=cpu records RUNNING, or NATIVE when the top Java frame is a native method.
+ *
+ * Iterations (iteration=pkg.Class.method): the trace mode's iteration-only hooks (tracer.h) instrument that one
+ * method; each of the sampler's onload/enable/vm_init/vm_death hooks calls the hook of the same name, so every
+ * call leaves an ENTER/EXIT pair (symbol flag EMP_METHOD_ITERATION) in the thread's ring among its samples.
  */
 #include "sampler.h"
 
@@ -35,6 +39,7 @@
 #include "modes.h"
 #include "ring.h"
 #include "symbols.h"
+#include "tracer.h"
 #include "writer.h"
 
 /* The agct_* counters are in outcome-code order: counter = EMP_C_AGCT_NO_JAVA_FRAME - code. */
@@ -58,6 +63,8 @@ static struct {
 	_Atomic int stopping;              /* VMDeath began: the wall sampler ends, no new arming */
 	int64_t pseudo[EMP_C_AGCT_OTHER - EMP_C_AGCT_NO_JAVA_FRAME + 1]; /* pseudo-frame ids by outcome, 0 = none */
 	int64_t pseudo_other, pseudo_crashed, pseudo_unresolved;
+	/* iteration= given: emp_tracer_iteration_ops instruments that one method (ENTER/EXIT among the samples) */
+	const struct emp_mode_ops *iteration;
 } s = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t now_ns(clockid_t c)
@@ -559,6 +566,10 @@ static int sampler_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCap
 	emp_writer_add_meta("sample_interval_ns", interval);
 	emp_info("sampling with %s every %.3f ms (%s)", emp_engine_name(s.engine), (double)o->interval_ns / 1e6,
 		 EMP_SAMPLER_SIGNAL_NAME);
+	if (o->iteration) {
+		s.iteration = &emp_tracer_iteration_ops;
+		return s.iteration->onload(jvmti, o, caps, cb, err, errlen);
+	}
 	return 0;
 }
 
@@ -571,12 +582,11 @@ static int sampler_enable(jvmtiEnv *jvmti, char *err, size_t errlen)
 		snprintf(err, errlen, "mode=sample: cannot enable ClassLoad/ClassPrepare/CompiledMethodLoad events");
 		return -1;
 	}
-	return 0;
+	return s.iteration ? s.iteration->enable(jvmti, err, errlen) : 0;
 }
 
 static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
-	(void)thread;
 	(*jni)->GetJavaVM(jni, &s.vm);
 	emp_native_refresh(1);
 	/* Classes loaded before VMInit got no ClassPrepare from us. */
@@ -603,6 +613,9 @@ static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 			s.wall_started = 1;
 	}
 	/* `main` was armed by thread_start before this hook (agent.c attaches it first). */
+	/* iteration=: define emp/Probe and retransform the iteration method's class if it is loaded already. */
+	if (s.iteration)
+		s.iteration->vm_init(jvmti, jni, thread);
 }
 
 static void sampler_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, struct emp_thread *t)
@@ -619,8 +632,8 @@ static void sampler_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, struct emp_thread *
 
 static void sampler_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-	(void)jvmti;
-	(void)jni;
+	if (s.iteration)
+		s.iteration->vm_death(jvmti, jni);
 	atomic_store_explicit(&s.stopping, 1, memory_order_release);
 	if (s.wall_started)
 		pthread_join(s.wall_thread, NULL);
