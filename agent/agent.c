@@ -275,30 +275,16 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *rese
 	return load(vm, options);
 }
 
-/* Dynamic attach (jcmd JVMTI.agent_load): the VM is live, so VMInit will not come; start the writer now.  Only
- * mode=sample and mode=off can attach: trace mode must see classes as they load. */
+/* Dynamic attach (jcmd JVMTI.agent_load) is refused: trace mode must see classes as they load, and sample mode keeps
+ * its per-thread state in TLS that only the thread itself can set up (at ThreadStart), so the threads already running
+ * at attach time could not be sampled — a profile of new threads only would mislead. */
 EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
+	(void)vm;
+	(void)options;
 	(void)reserved;
-	struct emp_options probe;
-	char err[512];
-	if (emp_options_parse(options, &probe, err, sizeof(err)) == 0 && !probe.help &&
-	    probe.mode == EMP_MODE_TRACE) {
-		emp_options_free(&probe);
-		emp_error("mode=trace cannot be attached to a running JVM; start the JVM with -agentpath");
-		return JNI_ERR;
-	}
-	emp_options_free(&probe);
-	jint rc = load(vm, options);
-	if (rc != JNI_OK)
-		return rc;
-	JNIEnv *jni = NULL;
-	if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK)
-		return JNI_ERR;
-	jthread self = NULL;
-	(*agent.jvmti)->GetCurrentThread(agent.jvmti, &self);
-	on_vm_init(agent.jvmti, jni, self);
-	return JNI_OK;
+	emp_error("emp cannot be attached to a running JVM; start the JVM with -agentpath:libemp.so=...");
+	return JNI_ERR;
 }
 
 EXPORT JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
