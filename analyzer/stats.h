@@ -153,7 +153,7 @@ struct emp_stats_kj {
 };
 
 /* emp_stats_kj - from per-VM iteration values: @vm[j][0..n[j]) for j < @vms, each n[j] >= 1.  @vm_cost: c above
- * (> 0, in iterations).  Return: 0 or -EINVAL (vms == 0, an empty VM, vm_cost <= 0). */
+ * (> 0, in iterations).  Return: 0, -EINVAL (vms == 0, an empty VM, vm_cost <= 0), -ENOMEM. */
 int emp_stats_kj(const double *const *vm, const size_t *n, size_t vms, double vm_cost, struct emp_stats_kj *kj);
 /* emp_stats_kj_summary - the same from per-VM summaries: iteration count @n[j], mean @mean[j] and sample
  * variance @var[j] (ignored when n[j] < 2). */
