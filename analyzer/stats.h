@@ -46,8 +46,9 @@ double emp_stats_median(double *v, size_t n);
 
 /* Upper tail of the standard normal, 1 - Phi(z) (0.5 erfc(z / sqrt 2), accurate in both tails). */
 double emp_stats_norm_sf(double z);
-/* emp_stats_incbeta - regularized incomplete beta I_x(a, b), a, b > 0, 0 <= x <= 1; about 1e-14 relative.
- * NAN outside the domain. */
+/* emp_stats_incbeta - regularized incomplete beta I_x(a, b), a, b > 0, 0 <= x <= 1, by the continued fraction.
+ * NAN outside the domain.  Accuracy (measured through emp_stats_t_sf against scipy's stdtr): 1e-14 relative for
+ * df <= 1e3, 1e-12 up to 1e5, 2e-11 at 1e6, degrading beyond (2e-8 at 1e9, where the fraction is slow). */
 double emp_stats_incbeta(double a, double b, double x);
 /* Upper tail of Student's t with @df > 0 degrees of freedom, P(T >= t); NAN for df <= 0 or NaN input. */
 double emp_stats_t_sf(double t, double df);
