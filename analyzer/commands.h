@@ -12,5 +12,6 @@ int emp_cmd_flame(int argc, char **argv);
 int emp_cmd_calls(int argc, char **argv);
 int emp_cmd_export(int argc, char **argv);
 int emp_cmd_receive(int argc, char **argv);
+int emp_cmd_overhead(int argc, char **argv);
 
 #endif /* EMP_COMMANDS_H */

@@ -21,6 +21,7 @@ static const struct command {
 	{ "calls", emp_cmd_calls, "traced calls per method: count, total/self time, mean, p50, p99, max; trace validation" },
 	{ "export", emp_cmd_export, "traces as a Kieker file-system log (--kieker DIR) or Chrome trace JSON (--chrome OUT)" },
 	{ "receive", emp_cmd_receive, "receive a dump streamed by writer=tcp:HOST:PORT and store it" },
+	{ "overhead", emp_cmd_overhead, "agent overhead per iteration and per call from timing files of pure and measured runs" },
 };
 
 static void usage(FILE *out)
