@@ -13,5 +13,7 @@ int emp_cmd_calls(int argc, char **argv);
 int emp_cmd_export(int argc, char **argv);
 int emp_cmd_receive(int argc, char **argv);
 int emp_cmd_overhead(int argc, char **argv);
+int emp_cmd_compare(int argc, char **argv);
+int emp_cmd_exactness(int argc, char **argv);
 
 #endif /* EMP_COMMANDS_H */

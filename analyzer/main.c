@@ -20,6 +20,8 @@ static const struct command {
 	{ "flame", emp_cmd_flame, "interactive flame graph as one self-contained SVG file" },
 	{ "calls", emp_cmd_calls, "traced calls per method: count, total/self time, mean, p50, p99, max; trace validation" },
 	{ "export", emp_cmd_export, "traces as a Kieker file-system log (--kieker DIR) or Chrome trace JSON (--chrome OUT)" },
+	{ "compare", emp_cmd_compare, "per call-tree node: slower/faster/unchanged between two sets of VM runs" },
+	{ "exactness", emp_cmd_exactness, "F1 of change detection over VM and iteration counts (resampling), heatmap" },
 	{ "receive", emp_cmd_receive, "receive a dump streamed by writer=tcp:HOST:PORT and store it" },
 	{ "overhead", emp_cmd_overhead, "agent overhead per iteration and per call from timing files of pure and measured runs" },
 };
