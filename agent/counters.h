@@ -52,6 +52,7 @@
 	X(SAMPLE_RECOVERED, "sample_recovered_unknown_Java") /* unknown_Java re-walked from the caller */       \
 	X(SAMPLE_RECOVERED_NO_TOP, "sample_recovered_top_unnamed") /* ...its own method not found by PC */     \
 	X(SAMPLE_UNRESOLVED, "sample_unresolved_method")  /* a jmethodID JVMTI could not name */               \
+	X(SAMPLE_TRUNCATED, "sample_truncated")           /* walk stopped short of the thread's entry */       \
 	X(AGCT_OK, "agct_ok")                                                                                  \
 	X(AGCT_NO_JAVA_FRAME, "agct_no_Java_frame")                                                            \
 	X(AGCT_NO_CLASS_LOAD, "agct_no_class_load")                                                            \
@@ -66,6 +67,15 @@
 	X(AGCT_SAFEPOINT, "agct_safepoint")                                                                    \
 	X(AGCT_OTHER, "agct_other")                      /* an outcome code AGCT never documented */          \
 	X(AGCT_CRASHED, "agct_crashed")                  /* AGCT faulted; the fault was recovered */
+
+/* Only in the fault-injection test build of the agent (tests/faultinject.mk, -DEMP_FAULT_INJECT; sampler_agct.c). */
+#ifdef EMP_FAULT_INJECT
+#define EMP_COUNTER_FAULT_INJECT_LIST(X)                                                                       \
+	X(FAULT_INJECTED, "test_fault_injected")          /* faults injected inside the AGCT guard */          \
+	X(FAULT_CHAINED, "test_fault_chained")            /* SIGSEGV/SIGBUS passed on to the JVM's handler */
+#else
+#define EMP_COUNTER_FAULT_INJECT_LIST(X)
+#endif
 
 /* X(enum name, dump name) — the dump name is what the analyzer prints; keep it stable. */
 #define EMP_COUNTER_LIST(X)                                                                                    \
@@ -87,7 +97,8 @@
 	X(CLASSES_RETRANSFORMED, "classes_retransformed")/* trace mode: loaded before VMInit, retransformed */ \
 	X(RETRANSFORM_FAILED, "retransform_failed")       /* trace mode: RetransformClasses refused a class */ \
 	EMP_COUNTER_REWRITE_LIST(X)                                                                            \
-	EMP_COUNTER_SAMPLER_LIST(X)
+	EMP_COUNTER_SAMPLER_LIST(X)                                                                            \
+	EMP_COUNTER_FAULT_INJECT_LIST(X)
 
 enum emp_counter {
 #define EMP_COUNTER_ENUM(id, name) EMP_C_##id,

@@ -20,6 +20,10 @@ static const char help_text[] =
 	"                          100us .. 10s)\n"
 	"  clock=cpu|wall          sample mode: sample CPU time of running threads, or every live thread\n"
 	"                          each interval with its state (default: cpu)\n"
+	"  engine=auto|perf|ctimer|itimer\n"
+	"                          sample mode, clock=cpu: what sends the sampling signal: a perf_event CPU\n"
+	"                          clock per thread, a CPU-time timer per thread, or setitimer; auto takes the\n"
+	"                          first that works in that order (default: auto)\n"
 	"  depth=N                 sample mode: maximum frames per sample, 1 .. 4096 (default: 2048)\n"
 	"  include=PATTERN[;...]   trace mode: methods to trace, e.g. com.acme.*, Foo*, Bar.run, *.get*\n"
 	"                          (repeatable; at least one is required in trace mode)\n"
@@ -154,7 +158,7 @@ static int push(char ***list, size_t *n, const char *v)
 
 /* Options that take one value; their index is their bit in parse_one()'s @seen. */
 static const char *const single[] = { "mode", "interval", "clock", "depth", "out", "writer", "onfull",
-				      "flush", "ringsize", "timesource", "log", "iteration" };
+				      "flush", "ringsize", "timesource", "log", "iteration", "engine" };
 
 /* Whether @key names an option that takes a value (to tell "mode" without =value from a misspelt name). */
 static int known_key(const char *key)
@@ -196,6 +200,14 @@ static int parse_one(struct emp_options *o, const char *key, const char *val, un
 			o->clock = EMP_CLOCK_WALL;
 		else
 			return fail(err, el, "clock=%s: expected cpu or wall", val);
+	} else if (!strcmp(key, "engine")) {
+		static const char *const engines[] = { "auto", "perf", "ctimer", "itimer" };
+		unsigned i;
+		for (i = 0; i < 4 && strcmp(val, engines[i]); i++)
+			;
+		if (i == 4)
+			return fail(err, el, "engine=%s: expected auto, perf, ctimer or itimer", val);
+		o->engine = (enum emp_sample_engine)i;
 	} else if (!strcmp(key, "depth")) {
 		uint64_t d;
 		if (parse_uint(val, 4096, &d) || d == 0)
@@ -292,6 +304,7 @@ int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t
 	o->mode = EMP_MODE_SAMPLE;
 	o->interval_ns = 10 * MS;
 	o->clock = EMP_CLOCK_CPU;
+	o->engine = EMP_SAMPLE_ENGINE_AUTO;
 	o->depth = 2048;
 	o->writer = EMP_WRITER_FILE;
 	o->onfull = EMP_ONFULL_BLOCK;
@@ -350,6 +363,10 @@ int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t
 	if (o->mode != EMP_MODE_SAMPLE && (seen & (1u << 1 | 1u << 2 | 1u << 3)))
 		return fail(err, errlen, "%s= applies to mode=sample only (mode is %s)",
 			    seen & 2 ? "interval" : seen & 4 ? "clock" : "depth", emp_mode_name(o->mode));
+	if (o->mode != EMP_MODE_SAMPLE && (seen & (1u << 12)))
+		return fail(err, errlen, "engine= applies to mode=sample only (mode is %s)", emp_mode_name(o->mode));
+	if (o->clock == EMP_CLOCK_WALL && o->engine != EMP_SAMPLE_ENGINE_AUTO)
+		return fail(err, errlen, "engine= applies to clock=cpu only (clock=wall signals the threads itself)");
 	if (o->mode != EMP_MODE_TRACE && (seen & (1u << 6)))
 		return fail(err, errlen, "onfull= applies to mode=trace only (mode is %s)", emp_mode_name(o->mode));
 	if (o->mode == EMP_MODE_OFF && o->iteration)

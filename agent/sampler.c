@@ -62,7 +62,12 @@ static struct {
 	int wall_started;
 	_Atomic int stopping;              /* VMDeath began: the wall sampler ends, no new arming */
 	int64_t pseudo[EMP_C_AGCT_OTHER - EMP_C_AGCT_NO_JAVA_FRAME + 1]; /* pseudo-frame ids by outcome, 0 = none */
-	int64_t pseudo_other, pseudo_crashed, pseudo_unresolved;
+	int64_t pseudo_other, pseudo_crashed, pseudo_unresolved, pseudo_truncated;
+	/* Java methods the VM calls on a thread after its run() returned (Thread.exit, dispatchUncaughtException):
+	 * roots of complete walks too.  Set under lock by the first arm() (main, at VMInit), before any thread's
+	 * entry is set; a handler reads them only on a thread whose own arm() took the lock afterwards. */
+	int exits_done;
+	jmethodID thread_run, thread_exit, thread_uncaught;
 	/* iteration= given: emp_tracer_iteration_ops instruments that one method (ENTER/EXIT among the samples) */
 	const struct emp_mode_ops *iteration;
 } s = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -94,6 +99,18 @@ static void count_outcome(int n)
 		emp_count(EMP_C_AGCT_OTHER, 1);
 }
 
+/* Whether the walk of @n > 0 frames in st->frames stopped before the thread's entry.  A thread with a known entry
+ * (st->entry) must end in it or in one of the VM's exit upcalls; any other thread (main, threads attached through
+ * JNI, plain java.lang.Thread objects, which share Thread.run with attached threads) can only be judged by the depth
+ * limit.  Async-signal-safe: it compares words of this thread's own state and constants (see s.exits_done). */
+static int walk_truncated(const struct emp_sampler_thread *st, int n)
+{
+	if (!st->entry)
+		return (uint32_t)n >= st->depth;
+	jmethodID root = st->frames[n - 1].method_id;
+	return root != st->entry && root != s.thread_exit && root != s.thread_uncaught;
+}
+
 /* The sample itself; @t->nesting is held.  Async-signal-safe, see the file comment. */
 static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, void *uc)
 {
@@ -119,6 +136,8 @@ static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, voi
 	else
 		rec->state = njava && st->frames[0].lineno == -3 ? EMP_STATE_NATIVE : EMP_STATE_RUNNING;
 	rec->flags = top_pc ? EMP_SAMPLE_RECOVERED : 0;
+	if (njava && walk_truncated(st, n))
+		rec->flags |= EMP_SAMPLE_TRUNCATED;
 	rec->nnative = (uint16_t)nnative;
 	rec->agct = n;
 	rec->njava = njava;
@@ -267,6 +286,44 @@ static jmethodID code_method(uint64_t pc)
 
 /* --- arming --- */
 
+static jmethodID method_id(JNIEnv *jni, jclass klass, const char *name, const char *sig)
+{
+	jmethodID m = klass ? (*jni)->GetMethodID(jni, klass, name, sig) : NULL;
+	if ((*jni)->ExceptionCheck(jni)) {
+		(*jni)->ExceptionClear(jni); /* NoSuchMethodError: this JDK has no such method */
+		m = NULL;
+	}
+	return m;
+}
+
+/* st->entry for the calling thread (see sampler.h): its class's run() when a Thread subclass overrides it. */
+static void resolve_entry(JNIEnv *jni, struct emp_sampler_thread *st)
+{
+	jthread self = NULL;
+	if (!jni || (*s.jvmti)->GetCurrentThread(s.jvmti, &self) != JVMTI_ERROR_NONE || !self)
+		return;
+	pthread_mutex_lock(&s.lock);
+	if (!s.exits_done) {
+		jclass thread = (*jni)->FindClass(jni, "java/lang/Thread");
+		if ((*jni)->ExceptionCheck(jni))
+			(*jni)->ExceptionClear(jni);
+		s.thread_run = method_id(jni, thread, "run", "()V");
+		s.thread_exit = method_id(jni, thread, "exit", "()V");
+		s.thread_uncaught = method_id(jni, thread, "dispatchUncaughtException", "(Ljava/lang/Throwable;)V");
+		s.exits_done = 1;
+		if (thread)
+			(*jni)->DeleteLocalRef(jni, thread);
+	}
+	pthread_mutex_unlock(&s.lock);
+	jclass klass = (*jni)->GetObjectClass(jni, self);
+	jmethodID run = method_id(jni, klass, "run", "()V");
+	if (s.thread_run && run != s.thread_run)
+		st->entry = run;
+	if (klass)
+		(*jni)->DeleteLocalRef(jni, klass);
+	(*jni)->DeleteLocalRef(jni, self);
+}
+
 static void arm(JNIEnv *jni, struct emp_thread *t)
 {
 	if (t->sampler || atomic_load_explicit(&s.stopping, memory_order_relaxed))
@@ -292,6 +349,7 @@ static void arm(JNIEnv *jni, struct emp_thread *t)
 		if ((*s.jvmti)->GetCurrentThread(s.jvmti, &self) == JVMTI_ERROR_NONE && self)
 			st->ref = (*jni)->NewGlobalRef(jni, self);
 	}
+	resolve_entry(jni, st);
 	st->armed_at_ns = now_ns(s.engine == EMP_ENGINE_WALL ? CLOCK_MONOTONIC : st->cpu_clock);
 	/* Publish to our own signal handler before the engine can fire. */
 	t->sampler = st;
@@ -512,6 +570,11 @@ static int decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_t
 	if (!rec->njava) {
 		if ((id = outcome_frame(rec->agct)) >= 0)
 			frames[d++] = (uint32_t)id;
+	} else if (rec->flags & EMP_SAMPLE_TRUNCATED) {
+		/* the frames between the thread's entry and the walk's last frame are unknown */
+		emp_count(EMP_C_SAMPLE_TRUNCATED, 1);
+		if ((id = pseudo_id(&s.pseudo_truncated, "[truncated]")) >= 0)
+			frames[d++] = (uint32_t)id;
 	}
 	for (uint32_t i = rec->njava; i-- > 0 && d < EMP_MAX_FRAMES;)
 		if ((id = method_frame(java[i])) >= 0)
@@ -541,9 +604,8 @@ static int sampler_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCap
 	caps->can_generate_compiled_method_load_events = 1;
 	s.interval_ns = o->interval_ns;
 	s.depth = o->depth;
-	if (emp_agct_init(err, errlen))
+	if (emp_engine_choose(o, &s.engine, err, errlen) || emp_agct_init(err, errlen))
 		return -1;
-	s.engine = emp_engine_choose(o);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;

@@ -77,6 +77,10 @@ struct emp_sample_rec {
 	uint64_t top_pc;  /* EMP_SAMPLE_RECOVERED: the PC AGCT could not walk from (a compiled method's edge) */
 };
 #define EMP_SAMPLE_RECOVERED 0x1u /* AGCT failed with unknown_Java/not_walkable_Java, the re-walk succeeded */
+/* The walk did not reach the thread's entry: AGCT stopped at the depth limit, or ended early on a frame it judged
+ * unsafe to walk past (forte.cpp's vframeStreamForte ends a walk there and still returns the frames it has).  The
+ * decoder puts a [truncated] pseudo-frame at the root. */
+#define EMP_SAMPLE_TRUNCATED 0x2u
 
 /* Per-thread sampler state (emp_thread.sampler).  Allocated when the thread is armed (ThreadStart, on the thread);
  * freed at ThreadEnd on the thread itself, after the engine was stopped, the state left the registry and
@@ -95,6 +99,10 @@ struct emp_sampler_thread {
 	_Atomic int wall_state;
 	sigjmp_buf fault_jmp;         /* sampler_agct.c: where a fault inside AGCT returns to */
 	struct emp_sampler_thread *next; /* registry (sampler.c), under its mutex */
+	/* The method every complete walk of this thread ends in: the run() override of a Thread subclass started by
+	 * Thread.start (HotSpot's thread_entry calls run() virtually), or NULL when the thread may enter Java
+	 * anywhere (see sampler.c, walk_truncated()).  Set before the engine is armed, then constant. */
+	jmethodID entry;
 	uint32_t depth;               /* capacity of frames */
 	emp_asgct_frame *frames;
 	uint64_t native[EMP_SAMPLER_MAX_NATIVE];
@@ -123,9 +131,10 @@ int64_t emp_native_symbol(uint64_t pc);
 /* sampler_engine.c */
 enum emp_engine { EMP_ENGINE_PERF, EMP_ENGINE_TIMER, EMP_ENGINE_ITIMER, EMP_ENGINE_WALL };
 const char *emp_engine_name(enum emp_engine e);
-/* emp_engine_choose - the best engine that works here for @o (cpu: perf, else timer, else itimer; wall: wall).
- * Runs on the thread that loads the agent. */
-enum emp_engine emp_engine_choose(const struct emp_options *o);
+/* emp_engine_choose - the engine for @o into *@e: clock=wall: wall; engine=auto: the best that works here (perf,
+ * else timer, else itimer); engine=perf|ctimer|itimer: that one, if it works.  Runs on the thread that loads the
+ * agent.  Return: 0, or -1 with a one-line message in @err (the engine asked for does not work here). */
+int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err, size_t errlen);
 /* emp_engine_arm - start sampling the calling thread (perf, timer).  Return: 0 or a negative errno. */
 int emp_engine_arm(enum emp_engine e, struct emp_sampler_thread *st, uint64_t interval_ns);
 /* emp_engine_disarm - stop sampling @st's thread (any thread may call it for perf and timer). */

@@ -19,6 +19,12 @@
  * call instruction (return address - 1, so the call site's bytecode is found) and ask AGCT again; the registers are
  * put back afterwards.  The method whose edge we were at is missing from the re-walked stack; the record keeps
  * its PC (top_pc) and the writer names it from the JIT's CompiledMethodLoad events (sampler.c).
+ *
+ * Fault injection (test build only: tests/faultinject.mk compiles build/test/libemp-faultinject.so with
+ * -DEMP_FAULT_INJECT; libemp.so has none of it).  With EMP_FAULT_INJECT_EVERY=N in the environment, every N-th
+ * guarded AGCT call first reads a page mapped PROT_NONE, inside the guard: the fault must come back as
+ * agct_crashed, once per injection (test_fault_injected), and every other fault must still reach the JVM
+ * (test_fault_chained).  tests/integration/sample_faults.sh checks both.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -26,7 +32,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <ucontext.h>
+#ifdef EMP_FAULT_INJECT
+#include <stdlib.h>
+#include <sys/mman.h>
+#endif
 
+#include "counters.h"
 #include "sampler.h"
 
 typedef void (*agct_fn)(emp_asgct_trace *trace, jint depth, void *ucontext);
@@ -35,8 +46,36 @@ static struct sigaction old_segv, old_bus;
 /* Non-NULL only while this thread is inside AGCT; read by on_fault on the same thread. */
 static __thread struct emp_sampler_thread *guard __attribute__((tls_model("initial-exec")));
 
+#ifdef EMP_FAULT_INJECT
+static const volatile char *fault_page; /* PROT_NONE */
+static unsigned long fault_every;       /* EMP_FAULT_INJECT_EVERY, 0 = off */
+static _Atomic unsigned long fault_calls;
+
+static void fault_inject_init(void)
+{
+	const char *e = getenv("EMP_FAULT_INJECT_EVERY");
+	fault_every = e ? strtoul(e, NULL, 10) : 0;
+	if (!fault_every)
+		return;
+	void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fault_page = p == MAP_FAILED ? NULL : p;
+}
+
+/* Inside the guard, on the sampled thread: a relaxed counter (statistics only) and a read that faults. */
+static void fault_inject(void)
+{
+	if (!fault_page || atomic_fetch_add_explicit(&fault_calls, 1, memory_order_relaxed) % fault_every)
+		return;
+	emp_count(EMP_C_FAULT_INJECTED, 1);
+	(void)*fault_page;
+}
+#endif
+
 static void chain(const struct sigaction *old, int sig, siginfo_t *si, void *uc)
 {
+#ifdef EMP_FAULT_INJECT
+	emp_count(EMP_C_FAULT_CHAINED, 1);
+#endif
 	if (old->sa_flags & SA_SIGINFO) {
 		old->sa_sigaction(sig, si, uc);
 	} else if (old->sa_handler == SIG_DFL) {
@@ -84,6 +123,9 @@ int emp_agct_init(char *err, size_t errlen)
 		snprintf(err, errlen, "mode=sample: cannot install the AsyncGetCallTrace fault guard: %s", strerror(-rc));
 		return -1;
 	}
+#ifdef EMP_FAULT_INJECT
+	fault_inject_init();
+#endif
 	return 0;
 }
 
@@ -94,6 +136,9 @@ static int call_guarded(struct emp_sampler_thread *st, void *ucontext)
 		return EMP_AGCT_CRASHED;
 	guard = st;
 	atomic_signal_fence(memory_order_seq_cst); /* guard is set before the call, for on_fault on this thread */
+#ifdef EMP_FAULT_INJECT
+	fault_inject();
+#endif
 	agct(&tr, (jint)st->depth, ucontext);
 	atomic_signal_fence(memory_order_seq_cst);
 	guard = NULL;
@@ -172,5 +217,5 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 		*recovered_pc = (uint64_t)pc;
 		return m;
 	}
-	return n;
+	return m == EMP_AGCT_CRASHED ? m : n; /* a fault in the re-walk is counted as one */
 }

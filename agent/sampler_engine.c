@@ -8,7 +8,7 @@
  *           on overflow the kernel disables the counter (event limit 1, PERF_EVENT_IOC_REFRESH) and sends the
  *           signal to the owning thread (F_SETOWN_EX F_OWNER_TID, F_SETSIG); the handler refreshes it.  No mmap
  *           buffer: we only want the signal.
- *   timer   timer_create on the thread's CPU clock with SIGEV_THREAD_ID: thread-directed, tick-limited.
+ *   timer   (engine=ctimer) timer_create on the thread's CPU clock with SIGEV_THREAD_ID: thread-directed, tick-limited.
  *   itimer  setitimer(ITIMER_PROF): process-wide, lands on whichever thread runs (GC and JIT threads too:
  *           counted as lost_no_thread_state), tick-limited.
  *   wall    a sampler thread (sampler.c) tgkills every live Java thread each interval.
@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -57,26 +58,60 @@ static int perf_open(uint64_t interval_ns)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-enum emp_engine emp_engine_choose(const struct emp_options *o)
+static int timer_works(void)
 {
-	if (o->clock == EMP_CLOCK_WALL)
-		return EMP_ENGINE_WALL;
-	int fd = perf_open(o->interval_ns);
-	if (fd >= 0) {
-		close(fd);
-		return EMP_ENGINE_PERF;
-	}
 	timer_t t;
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = EMP_SAMPLER_SIGNAL;
 	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-	if (!timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t)) {
-		timer_delete(t);
-		return EMP_ENGINE_TIMER;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t))
+		return -errno;
+	timer_delete(t);
+	return 0;
+}
+
+int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err, size_t errlen)
+{
+	int rc;
+	if (o->clock == EMP_CLOCK_WALL) {
+		*e = EMP_ENGINE_WALL;
+		return 0;
 	}
-	return EMP_ENGINE_ITIMER;
+	switch (o->engine) {
+	case EMP_SAMPLE_ENGINE_AUTO:
+		rc = perf_open(o->interval_ns);
+		if (rc >= 0) {
+			close(rc);
+			*e = EMP_ENGINE_PERF;
+		} else {
+			*e = timer_works() ? EMP_ENGINE_ITIMER : EMP_ENGINE_TIMER;
+		}
+		return 0;
+	case EMP_SAMPLE_ENGINE_PERF:
+		rc = perf_open(o->interval_ns);
+		if (rc < 0) {
+			snprintf(err, errlen, "engine=perf: perf_event_open (software CPU clock) failed: %s", strerror(-rc));
+			return -1;
+		}
+		close(rc);
+		*e = EMP_ENGINE_PERF;
+		return 0;
+	case EMP_SAMPLE_ENGINE_CTIMER:
+		rc = timer_works();
+		if (rc) {
+			snprintf(err, errlen, "engine=ctimer: timer_create on a thread CPU clock failed: %s", strerror(-rc));
+			return -1;
+		}
+		*e = EMP_ENGINE_TIMER;
+		return 0;
+	case EMP_SAMPLE_ENGINE_ITIMER:
+		*e = EMP_ENGINE_ITIMER;
+		return 0;
+	}
+	snprintf(err, errlen, "engine: unknown value %d", (int)o->engine);
+	return -1;
 }
 
 static int arm_perf(struct emp_sampler_thread *st, uint64_t interval_ns)

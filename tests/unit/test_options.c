@@ -43,6 +43,7 @@ static void assert_defaults(const char *text)
 	cr_assert_eq(o.mode, EMP_MODE_SAMPLE);
 	cr_assert_eq(o.interval_ns, 10000000u);
 	cr_assert_eq(o.clock, EMP_CLOCK_CPU);
+	cr_assert_eq(o.engine, EMP_SAMPLE_ENGINE_AUTO);
 	cr_assert_eq(o.depth, 2048u);
 	cr_assert_str_eq(o.out, "emp-%p.emp");
 	cr_assert_eq(o.writer, EMP_WRITER_FILE);
@@ -134,6 +135,21 @@ Test(options, clock)
 	ok("clock=wall");
 	cr_assert_eq(o.clock, EMP_CLOCK_WALL);
 	bad("clock=real", "clock=real: expected cpu or wall");
+}
+
+Test(options, engine)
+{
+	static const struct { const char *text; enum emp_sample_engine e; } cases[] = {
+		{ "engine=auto", EMP_SAMPLE_ENGINE_AUTO },     { "engine=perf", EMP_SAMPLE_ENGINE_PERF },
+		{ "engine=ctimer", EMP_SAMPLE_ENGINE_CTIMER }, { "engine=itimer", EMP_SAMPLE_ENGINE_ITIMER },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ok(cases[i].text);
+		cr_assert_eq(o.engine, cases[i].e, "%s", cases[i].text);
+	}
+	bad("engine=timer", "engine=timer: expected auto, perf, ctimer or itimer");
+	bad("engine=", "engine=: expected auto, perf, ctimer or itimer");
+	bad("engine=PERF", "engine=PERF: expected auto, perf, ctimer or itimer");
 }
 
 Test(options, depth)
@@ -316,9 +332,9 @@ Test(options, help)
 Test(options, help_text_lists_every_option_with_default)
 {
 	const char *h = emp_options_help();
-	static const char *const keys[] = { "mode=", "interval=", "clock=", "depth=", "include=", "exclude=",
-					    "iteration=", "onfull=", "out=", "writer=", "flush=", "ringsize=",
-					    "timesource=", "log=" };
+	static const char *const keys[] = { "mode=", "interval=", "clock=", "engine=", "depth=", "include=",
+					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "flush=",
+					    "ringsize=", "timesource=", "log=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char line[64];
 		snprintf(line, sizeof(line), "\n  %s", keys[i]);
@@ -334,7 +350,7 @@ Test(options, help_text_lists_every_option_with_default)
 	size_t n = 0;
 	for (const char *p = h; (p = strstr(p, "(default:")); p++)
 		n++;
-	cr_assert_eq(n, 11, "one default per option that has one");
+	cr_assert_eq(n, 12, "one default per option that has one");
 	cr_assert_eq(h[strlen(h) - 1], '\n');
 }
 
@@ -362,7 +378,7 @@ Test(options, duplicates)
 {
 	static const char *const once[] = { "mode=off", "interval=10ms", "clock=cpu", "depth=5", "out=a",
 					    "writer=file", "flush=1s", "ringsize=64K", "timesource=tsc",
-					    "log=info", "iteration=A.b" };
+					    "log=info", "iteration=A.b", "engine=perf" };
 	for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++) {
 		char text[128], key[32], msg[128];
 		snprintf(text, sizeof(text), "%s,%s", once[i], once[i]);
@@ -385,6 +401,12 @@ Test(options, cross_option_checks)
 	bad("mode=off,depth=10", "depth= applies to mode=sample only (mode is off)");
 	bad("onfull=drop", "onfull= applies to mode=trace only (mode is sample)");
 	bad("mode=off,onfull=block", "onfull= applies to mode=trace only (mode is off)");
+	bad("mode=trace,include=a.*,engine=perf", "engine= applies to mode=sample only (mode is trace)");
+	bad("mode=off,engine=auto", "engine= applies to mode=sample only (mode is off)");
+	bad("clock=wall,engine=itimer", "engine= applies to clock=cpu only (clock=wall signals the threads itself)");
+	ok("clock=wall,engine=auto");
+	ok("clock=cpu,engine=ctimer,interval=4ms");
+	cr_assert_eq(o.engine, EMP_SAMPLE_ENGINE_CTIMER);
 	bad("mode=off,iteration=A.b", "iteration= needs mode=sample or mode=trace (mode is off)");
 	bad("writer=null,out=x.emp", "out= applies to writer=file only (writer is null)");
 	bad("out=x.emp,writer=tcp:h:1", "out= applies to writer=file only (writer is tcp)");
