@@ -65,5 +65,24 @@ bench_run "$VMS"
 	echo
 	python3 "$HERE/lib/stats.py" overhead "$BENCH_DIR/manifest.csv"
 	echo
+	echo "Samples per second of process CPU time (user + sys of the whole JVM, median over its runs; the asked rate is"
+	echo "per second of a sampled thread's CPU time, so JIT and GC time lower these figures a little)."
+	echo
+	python3 - "$BENCH_DIR/manifest.csv" <<'PY'
+import csv, re, statistics, sys
+rates = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    cpu = float(r["user_s"] or 0) + float(r["sys_s"] or 0)
+    if r["count_name"] == "samples" and r["count"] and cpu > 0:
+        rates.setdefault((r["workload"], r["variant"]), []).append(int(r["count"]) / cpu)
+print("| workload | variant | asked/s | samples/s (median) | of asked |")
+print("|---|---|---|---|---|")
+for (w, v), xs in rates.items():
+    m = re.search(r"-(\d+)ms$", v)
+    asked = 1000 / int(m.group(1)) if m else 0
+    med = statistics.median(xs)
+    print(f"| {w} | {v} | {asked:.0f} | {med:.1f} | {100 * med / asked:.0f} % |" if asked else f"| {w} | {v} | – | {med:.1f} | – |")
+PY
+	echo
 	sed 's/^/    /' "$BENCH_DIR/machine.txt"
 } | tee "$BENCH_DIR/report.md"
