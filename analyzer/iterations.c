@@ -403,7 +403,8 @@ int emp_iter_load_dir(struct emp_iter_set *s, struct emp_cli *cli, unsigned grou
 		emp_errorf("%s: no dump (*.emp) in this directory", dir);
 		rc = -1;
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		if (rc >= 0 && emp_iter_load(s, cli, group, names[i]))
 			rc = -1;
