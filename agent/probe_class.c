@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* probe_class.c - the class file of emp/Probe (agent/java/emp/Probe.java), embedded by agent/probe.mk. */
+/* probe_class.c - the class files of emp/Probe (agent/java/{jni,ffm}/emp/Probe.java), embedded by agent/probe.mk. */
 #include "probe_class.h"
 
-const unsigned char emp_probe_class[] = {
-#include "probe_class.inc"
+const unsigned char emp_probe_class_jni[] = {
+#include "probe_jni.inc"
 };
-const unsigned emp_probe_class_len = sizeof(emp_probe_class);
+const unsigned emp_probe_class_jni_len = sizeof(emp_probe_class_jni);
+
+/* One byte more than the class file, so that the array is never empty (ISO C); the length excludes it. */
+const unsigned char emp_probe_class_ffm[] = {
+#include "probe_ffm.inc"
+	0
+};
+const unsigned emp_probe_class_ffm_len = sizeof(emp_probe_class_ffm) - 1;

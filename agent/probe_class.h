@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* probe_class.h - the embedded class file of the probe helper class emp/Probe (see agent/probe.mk). */
+/* probe_class.h - the embedded class files of the probe helper class emp/Probe (see agent/probe.mk). */
 #ifndef EMP_PROBE_CLASS_H
 #define EMP_PROBE_CLASS_H
 
-extern const unsigned char emp_probe_class[];
-extern const unsigned emp_probe_class_len;
+/* agent/java/jni/emp/Probe.java: static natives (RegisterNatives), class-file version 52. */
+extern const unsigned char emp_probe_class_jni[];
+extern const unsigned emp_probe_class_jni_len;
+/* agent/java/ffm/emp/Probe.java: critical downcalls, class-file version 66; length 0 when built without a JDK 22+. */
+extern const unsigned char emp_probe_class_ffm[];
+extern const unsigned emp_probe_class_ffm_len;
 
 #endif /* EMP_PROBE_CLASS_H */

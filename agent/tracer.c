@@ -1,8 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* tracer.c - trace mode: class rewriting at load, the emp/Probe natives, retransformation at VMInit; see tracer.h.
+/* tracer.c - trace mode: class rewriting at load, the emp/Probe probes, retransformation at VMInit; see tracer.h.
+ *
+ * Two flavours of emp/Probe (agent/java/{jni,ffm}/emp/Probe.java), one chosen at VMInit:
+ *   FFM  (JDK 22+, mode=trace, no include pattern can select a JDK class): each probe calls its C fast path through
+ *        a static final foreign-function downcall handle linked with Linker.Option.critical(false), so the thread
+ *        stays in its Java state (no transition, no safepoint poll) and C2 inlines the handle down to the native
+ *        call.  A JDK class in a probe of this flavour could recurse (a downcall runs java.lang.invoke, java.util,
+ *        jdk.internal code), hence the pattern check (jdk_reachable()).
+ *   JNI  (otherwise, JDK 17 always): static natives bound with RegisterNatives.
+ * Both run the same fast path, enter_fast()/exit_fast(): TLS state, one policy load, the nesting guard, rdtsc,
+ * one 16-byte record reserved and committed in the thread's ring.  Whatever is not the common case (no thread
+ * state yet, a full ring, a dropped subtree, after VMDeath, reentry) returns 1 having changed nothing, and the slow
+ * path enter_slow()/exit_slow_common() handles it with a JNIEnv in the thread's native state: there it may attach
+ * the thread (JVMTI) or wait for the writer, which a thread in its Java state must not (it would hold up every
+ * safepoint).  The FFM flavour calls the slow path as the JNI natives enterSlow/exitSlow/exitThrowSlow.
+ *
+ * Cost per traced call (enter + exit), MooBench, writer=null, 2-vCPU VM under load (bench/probe-cost.sh; README):
+ *   JNI flavour ≈ 64 ns on JDK 17 and 25: JNI transitions ≈ 25 ns (both probes with empty bodies), rdtsc ≈ 26 ns
+ *   (2 × 13), the C body ≈ 12 ns.  FFM flavour ≈ 41 ns on JDK 25: the critical downcall saves ≈ 23 ns of the
+ *   transitions.  The timestamp is now the largest part; System.nanoTime (≈ 26 ns a read) from Java would cost
+ *   more than rdtsc behind either call, so records are written in C.
  *
  * The probes run on the traced thread, interleaved with its Java code; the only other party touching the thread's
- * state is the sampler's signal handler (sample mode with iteration=), kept out by the nesting guard:
+ * state is the sampler's signal handler (sample mode with iteration=, which always uses the JNI flavour), kept out
+ * by the nesting guard:
  *   probe: nesting = 1; signal fence; ... ring reserve/commit ...; signal fence; nesting = 0
  * A handler that interrupts the probe sees nesting != 0 and does not touch the ring (sampler.c counts that).  The
  * fences are signal fences (compiler barriers): handler and probe run on the same CPU thread.
@@ -43,6 +64,8 @@ EMP_REWRITE_REASONS(EMP_TRACER_CHECK_ORDER)
 #undef EMP_TRACER_CHECK_ORDER
 _Static_assert(EMP_C_RW_SKIP_CODE_ATTR - EMP_C_RW_SKIP_NOMEM == EMP_REWRITE_NREASONS - 2, "reason count");
 
+enum { EMP_TRACER_FAST_BLOCK = 1, EMP_TRACER_FAST_DROP = 2 };
+
 static struct {
 	jvmtiEnv *jvmti;
 	struct emp_filter *filter; /* NULL for the iteration-only hooks */
@@ -53,10 +76,15 @@ static struct {
 	/* 1 once emp/Probe is defined and bound: the hook may rewrite.  (R) store_release in define_probe() pairs
 	 * with (S) load_acquire in on_class_file_load(): a rewritten class is defined only after its probes exist. */
 	_Atomic int ready;
-	/* VMDeath came: records from now on are counted as lost_after_shutdown instead of written.  Relaxed: a hint
-	 * on the probe path; a record committed in the instant between VMDeath and the writer's final drain is still
+	/* What the fast path may do: EMP_TRACER_FAST_BLOCK or _DROP (the onfull= policy, set at Agent_OnLoad), or 0
+	 * once VMDeath came: every probe then takes the slow path, which counts its record lost_after_shutdown.
+	 * Relaxed: a hint; a record committed in the instant between VMDeath and the writer's final drain is still
 	 * written, one committed after the drain stays in the ring (a race the JVM's shutdown makes unavoidable). */
-	_Atomic int stopped;
+	_Atomic int fast;
+	/* 1 when the FFM flavour may be used: mode=trace and no include pattern can select a JDK class (jdk_reachable) */
+	int ffm_allowed;
+	/* The FFM flavour's three downcall handles (global refs), linked at VMInit; NULL with the JNI flavour. */
+	jobject ffm_handle[3];
 } tr;
 
 /* ---- probe fast path ------------------------------------------------------------------------------------------ */
@@ -108,6 +136,60 @@ static inline struct emp_rec_trace *reserve_with_headroom(struct emp_ring *r, ui
 	return rec;
 }
 
+/* The common case of an entry, in one pass: the thread has a state, is not inside a dropped subtree, the agent is
+ * running and the ring has room.  Return: 0 when the record is committed, 1 when the slow path must run (nothing
+ * was changed).  No JNIEnv: the FFM flavour calls this without a thread-state transition (see the file comment);
+ * it never blocks, allocates or calls the JVM.  The nesting guard keeps the sampler's signal handler out of the
+ * ring while we are in it (sample mode with iteration=): the handler runs on this thread, so signal fences order
+ * the guard against it. */
+static inline int enter_fast(jint id)
+{
+	struct emp_thread *t = emp_tls_thread;
+	/* Relaxed: a hint, see tr.fast. */
+	int fast = atomic_load_explicit(&tr.fast, memory_order_relaxed);
+	if (unlikely(!t || !fast || t->nesting || t->trace_skip))
+		return 1;
+	t->nesting = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	uint64_t now = emp_clock_ticks();
+	struct emp_rec_trace *rec = fast == EMP_TRACER_FAST_DROP ? reserve_with_headroom(&t->ring, t->trace_depth + 1)
+								   : emp_ring_reserve(&t->ring, sizeof(*rec));
+	if (likely(rec)) {
+		t->trace_depth++;
+		rec->hdr = EMP_REC_HDR(EMP_REC_ENTER, sizeof(*rec));
+		rec->method = (uint32_t)id;
+		rec->ticks = now;
+		emp_ring_commit(&t->ring);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	t->nesting = 0;
+	return !rec;
+}
+
+/* An exit's common case, as enter_fast(): an entry is open outside any dropped subtree.  With onfull=drop the
+ * entry reserved room for this record, so the ring is full here only with onfull=block. */
+static inline int exit_fast(jint id, uint32_t type)
+{
+	struct emp_thread *t = emp_tls_thread;
+	if (unlikely(!t || !atomic_load_explicit(&tr.fast, memory_order_relaxed) || t->nesting || t->trace_skip ||
+		     !t->trace_depth))
+		return 1;
+	t->nesting = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	uint64_t now = emp_clock_ticks();
+	struct emp_rec_trace *rec = emp_ring_reserve(&t->ring, sizeof(*rec));
+	if (likely(rec)) {
+		t->trace_depth--;
+		rec->hdr = EMP_REC_HDR(type, sizeof(*rec));
+		rec->method = (uint32_t)id;
+		rec->ticks = now;
+		emp_ring_commit(&t->ring);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	t->nesting = 0;
+	return !rec;
+}
+
 static inline struct emp_thread *probe_begin(JNIEnv *env)
 {
 	struct emp_thread *t = emp_tls_thread;
@@ -128,7 +210,8 @@ static inline void probe_end(struct emp_thread *t)
 	t->nesting = 0;
 }
 
-static void JNICALL probe_enter(JNIEnv *env, jclass cls, jint id)
+/* Every case of an entry: attach, reentrancy, dropped subtree, after VMDeath, full ring (wait or drop). */
+static __attribute__((noinline, cold)) void JNICALL enter_slow(JNIEnv *env, jclass cls, jint id)
 {
 	(void)cls;
 	struct emp_thread *t = probe_begin(env);
@@ -141,7 +224,7 @@ static void JNICALL probe_enter(JNIEnv *env, jclass cls, jint id)
 		emp_count(EMP_C_RING_FULL_DROPPED, 1); /* inside a dropped subtree (onfull=drop) */
 		goto out;
 	}
-	if (unlikely(atomic_load_explicit(&tr.stopped, memory_order_relaxed))) {
+	if (unlikely(!atomic_load_explicit(&tr.fast, memory_order_relaxed))) {
 		emp_count(EMP_C_AFTER_SHUTDOWN, 1);
 		goto out;
 	}
@@ -163,7 +246,7 @@ out:
 	probe_end(t);
 }
 
-static inline void probe_exit_common(JNIEnv *env, jint id, uint32_t type)
+static __attribute__((noinline, cold)) void exit_slow_common(JNIEnv *env, jint id, uint32_t type)
 {
 	struct emp_thread *t = probe_begin(env);
 	if (!t)
@@ -183,7 +266,7 @@ static inline void probe_exit_common(JNIEnv *env, jint id, uint32_t type)
 		emp_count(EMP_C_RING_FULL_DROPPED, 1);
 		goto out;
 	}
-	if (unlikely(atomic_load_explicit(&tr.stopped, memory_order_relaxed))) {
+	if (unlikely(!atomic_load_explicit(&tr.fast, memory_order_relaxed))) {
 		emp_count(EMP_C_AFTER_SHUTDOWN, 1);
 		goto out;
 	}
@@ -198,16 +281,51 @@ out:
 	probe_end(t);
 }
 
-static void JNICALL probe_exit(JNIEnv *env, jclass cls, jint id)
+static void JNICALL exit_slow(JNIEnv *env, jclass cls, jint id)
 {
 	(void)cls;
-	probe_exit_common(env, id, EMP_REC_EXIT);
+	exit_slow_common(env, id, EMP_REC_EXIT);
 }
 
-static void JNICALL probe_exit_throw(JNIEnv *env, jclass cls, jint id)
+static void JNICALL exit_throw_slow(JNIEnv *env, jclass cls, jint id)
 {
 	(void)cls;
-	probe_exit_common(env, id, EMP_REC_EXIT_THROW);
+	exit_slow_common(env, id, EMP_REC_EXIT_THROW);
+}
+
+/* JNI flavour: static natives, the thread in its native state. */
+static void JNICALL jni_enter(JNIEnv *env, jclass cls, jint id)
+{
+	if (unlikely(enter_fast(id)))
+		enter_slow(env, cls, id);
+}
+
+static void JNICALL jni_exit(JNIEnv *env, jclass cls, jint id)
+{
+	if (unlikely(exit_fast(id, EMP_REC_EXIT)))
+		exit_slow(env, cls, id);
+}
+
+static void JNICALL jni_exit_throw(JNIEnv *env, jclass cls, jint id)
+{
+	if (unlikely(exit_fast(id, EMP_REC_EXIT_THROW)))
+		exit_throw_slow(env, cls, id);
+}
+
+/* FFM flavour: called by critical downcalls, the thread still in its Java state. */
+static jint ffm_enter(jint id)
+{
+	return enter_fast(id);
+}
+
+static jint ffm_exit(jint id)
+{
+	return exit_fast(id, EMP_REC_EXIT);
+}
+
+static jint ffm_exit_throw(jint id)
+{
+	return exit_fast(id, EMP_REC_EXIT_THROW);
 }
 
 /* ---- selection and rewriting ---------------------------------------------------------------------------------- */
@@ -329,21 +447,134 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
 
 /* ---- life cycle ----------------------------------------------------------------------------------------------- */
 
-/* Define emp/Probe in the bootstrap loader, bind its natives, remember its module.  Return: 0 or -1 (logged). */
-static int define_probe(JNIEnv *jni)
+/* A critical downcall handle (int)int to the C function @fn, linked as Linker.nativeLinker().downcallHandle(
+ * MemorySegment.ofAddress(fn), FunctionDescriptor.of(JAVA_INT, JAVA_INT), Linker.Option.critical(false)) would,
+ * except that downcallHandle is a restricted method: called from the bootstrap loader's unnamed module it prints a
+ * warning on the program's stderr (JDK 24+) or, under --illegal-native-access=deny, throws.  Enabling native
+ * access for that module is no way out: the flag is shared by every unnamed module, the program's included.  So
+ * this calls what downcallHandle calls after its access check, the private AbstractLinker.downcallHandle0 (JNI
+ * ignores access control), and binds the address with MethodHandle.bindTo.  Return: a global ref, or NULL (the
+ * JVM lacks the API, JDK 21 and older; any pending exception cleared). */
+static jobject ffm_link(JNIEnv *jni, jint (*fn)(jint))
 {
-	static const JNINativeMethod natives[] = {
-		{ (char *)"enter", (char *)"(I)V", (void *)probe_enter },
-		{ (char *)"exit", (char *)"(I)V", (void *)probe_exit },
-		{ (char *)"exitThrow", (char *)"(I)V", (void *)probe_exit_throw },
+	jobject handle = NULL;
+	if ((*jni)->PushLocalFrame(jni, 16) != JNI_OK) {
+		(*jni)->ExceptionClear(jni);
+		return NULL;
+	}
+	jclass linker_c = (*jni)->FindClass(jni, "java/lang/foreign/Linker");
+	jclass option_c = linker_c ? (*jni)->FindClass(jni, "java/lang/foreign/Linker$Option") : NULL;
+	jclass layout_c = option_c ? (*jni)->FindClass(jni, "java/lang/foreign/ValueLayout") : NULL;
+	jclass mlayout_c = layout_c ? (*jni)->FindClass(jni, "java/lang/foreign/MemoryLayout") : NULL;
+	jclass fdesc_c = mlayout_c ? (*jni)->FindClass(jni, "java/lang/foreign/FunctionDescriptor") : NULL;
+	jclass segment_c = fdesc_c ? (*jni)->FindClass(jni, "java/lang/foreign/MemorySegment") : NULL;
+	jclass abstract_c = segment_c ? (*jni)->FindClass(jni, "jdk/internal/foreign/abi/AbstractLinker") : NULL;
+	jclass mh_c = abstract_c ? (*jni)->FindClass(jni, "java/lang/invoke/MethodHandle") : NULL;
+	if (!mh_c)
+		goto out;
+	jmethodID native_linker = (*jni)->GetStaticMethodID(jni, linker_c, "nativeLinker",
+							    "()Ljava/lang/foreign/Linker;");
+	jmethodID critical = native_linker ? (*jni)->GetStaticMethodID(jni, option_c, "critical",
+									"(Z)Ljava/lang/foreign/Linker$Option;")
+					   : NULL;
+	jfieldID java_int = critical ? (*jni)->GetStaticFieldID(jni, layout_c, "JAVA_INT",
+								 "Ljava/lang/foreign/ValueLayout$OfInt;")
+				     : NULL;
+	jmethodID of = java_int ? (*jni)->GetStaticMethodID(jni, fdesc_c, "of",
+							     "(Ljava/lang/foreign/MemoryLayout;[Ljava/lang/foreign/"
+							     "MemoryLayout;)Ljava/lang/foreign/FunctionDescriptor;")
+				: NULL;
+	jmethodID of_address = of ? (*jni)->GetStaticMethodID(jni, segment_c, "ofAddress",
+							       "(J)Ljava/lang/foreign/MemorySegment;")
+				  : NULL;
+	jmethodID downcall0 = of_address ? (*jni)->GetMethodID(jni, abstract_c, "downcallHandle0",
+								"(Ljava/lang/foreign/FunctionDescriptor;[Ljava/lang/"
+								"foreign/Linker$Option;)Ljava/lang/invoke/MethodHandle;")
+					 : NULL;
+	jmethodID bind_to = downcall0 ? (*jni)->GetMethodID(jni, mh_c, "bindTo",
+							     "(Ljava/lang/Object;)Ljava/lang/invoke/MethodHandle;")
+				      : NULL;
+	if (!bind_to)
+		goto out;
+	jobject linker = (*jni)->CallStaticObjectMethod(jni, linker_c, native_linker);
+	jobject option = linker ? (*jni)->CallStaticObjectMethod(jni, option_c, critical, JNI_FALSE) : NULL;
+	jobjectArray options = option ? (*jni)->NewObjectArray(jni, 1, option_c, option) : NULL;
+	jobject int_layout = options ? (*jni)->GetStaticObjectField(jni, layout_c, java_int) : NULL;
+	jobjectArray args = int_layout ? (*jni)->NewObjectArray(jni, 1, mlayout_c, int_layout) : NULL;
+	jobject fdesc = args ? (*jni)->CallStaticObjectMethod(jni, fdesc_c, of, int_layout, args) : NULL;
+	jobject segment = fdesc ? (*jni)->CallStaticObjectMethod(jni, segment_c, of_address, (jlong)(uintptr_t)fn)
+				: NULL;
+	jobject unbound = segment && (*jni)->IsInstanceOf(jni, linker, abstract_c)
+				  ? (*jni)->CallObjectMethod(jni, linker, downcall0, fdesc, options)
+				  : NULL;
+	jobject bound = unbound ? (*jni)->CallObjectMethod(jni, unbound, bind_to, segment) : NULL;
+	if (bound && !(*jni)->ExceptionCheck(jni))
+		handle = (*jni)->NewGlobalRef(jni, bound);
+out:
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	(*jni)->PopLocalFrame(jni, NULL);
+	return handle;
+}
+
+/* The FFM flavour's handle(which): the handles linked by link_ffm(), read once by emp/Probe's static
+ * initializer.  @which is 0, 1 or 2 (the class is ours). */
+static jobject JNICALL ffm_handle(JNIEnv *env, jclass cls, jint which)
+{
+	(void)cls;
+	return (*env)->NewLocalRef(env, tr.ffm_handle[which]);
+}
+
+/* Link the FFM flavour's three handles into tr.ffm_handle.  Return: 0, or -1 (the JNI flavour must be used; no
+ * handle kept). */
+static int link_ffm(JNIEnv *jni)
+{
+	static jint (*const fns[3])(jint) = { ffm_enter, ffm_exit, ffm_exit_throw };
+	if (!emp_probe_class_ffm_len)
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		if (!(tr.ffm_handle[i] = ffm_link(jni, fns[i]))) {
+			for (int j = 0; j < i; j++) {
+				(*jni)->DeleteGlobalRef(jni, tr.ffm_handle[j]);
+				tr.ffm_handle[j] = NULL;
+			}
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Define emp/Probe in the bootstrap loader, bind its natives, initialize it, remember its module.  The FFM flavour
+ * when @ffm and its handles link, else the JNI flavour.  Return: 0 or -1 (logged). */
+static int define_probe(JNIEnv *jni, int ffm)
+{
+	static const JNINativeMethod jni_natives[] = {
+		{ (char *)"enter", (char *)"(I)V", (void *)jni_enter },
+		{ (char *)"exit", (char *)"(I)V", (void *)jni_exit },
+		{ (char *)"exitThrow", (char *)"(I)V", (void *)jni_exit_throw },
 	};
-	jclass probe = (*jni)->DefineClass(jni, "emp/Probe", NULL, (const jbyte *)emp_probe_class,
-					   (jsize)emp_probe_class_len);
-	if (!probe || (*jni)->RegisterNatives(jni, probe, natives, 3) != JNI_OK) {
+	static const JNINativeMethod ffm_natives[] = {
+		{ (char *)"handle", (char *)"(I)Ljava/lang/invoke/MethodHandle;", (void *)ffm_handle },
+		{ (char *)"enterSlow", (char *)"(I)V", (void *)enter_slow },
+		{ (char *)"exitSlow", (char *)"(I)V", (void *)exit_slow },
+		{ (char *)"exitThrowSlow", (char *)"(I)V", (void *)exit_throw_slow },
+	};
+	ffm = ffm && !link_ffm(jni);
+	jclass probe = (*jni)->DefineClass(jni, "emp/Probe", NULL,
+					   (const jbyte *)(ffm ? emp_probe_class_ffm : emp_probe_class_jni),
+					   (jsize)(ffm ? emp_probe_class_ffm_len : emp_probe_class_jni_len));
+	if (!probe || (*jni)->RegisterNatives(jni, probe, ffm ? ffm_natives : jni_natives, ffm ? 4 : 3) != JNI_OK) {
 		(*jni)->ExceptionClear(jni);
 		emp_error("cannot define the probe class emp/Probe in the bootstrap loader; nothing is traced");
 		return -1;
 	}
+	/* Run the static initializer now (GetStaticMethodID initializes the class), not in a probe of the program. */
+	if (!(*jni)->GetStaticMethodID(jni, probe, "enter", "(I)V")) {
+		(*jni)->ExceptionClear(jni);
+		emp_error("cannot initialize the probe class emp/Probe; nothing is traced");
+		return -1;
+	}
+	emp_info("trace probes: %s", ffm ? "critical foreign-function downcalls" : "JNI static natives");
 	jclass cls = (*jni)->FindClass(jni, "java/lang/Class");
 	jmethodID get_module = cls ? (*jni)->GetMethodID(jni, cls, "getModule", "()Ljava/lang/Module;") : NULL;
 	jobject module = get_module ? (*jni)->CallObjectMethod(jni, probe, get_module) : NULL;
@@ -423,6 +654,8 @@ static int add_hook(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapabilit
 {
 	tr.jvmti = jvmti;
 	tr.onfull = o->onfull;
+	atomic_store_explicit(&tr.fast, o->onfull == EMP_ONFULL_DROP ? EMP_TRACER_FAST_DROP : EMP_TRACER_FAST_BLOCK,
+			      memory_order_relaxed);
 	if (set_iteration(o->iteration, err, errlen))
 		return -1;
 	caps->can_retransform_classes = 1;
@@ -431,9 +664,44 @@ static int add_hook(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapabilit
 	return 0;
 }
 
+/* The namespaces of the JDK's own classes.  A downcall through a method handle runs JDK code (java.lang.invoke,
+ * jdk.internal.foreign, java.util.Objects, ... in the interpreter, and more while a call site is linked): a probe of
+ * the FFM flavour in any of it would call itself until the stack overflows. */
+static const char *const jdk_namespaces[] = { "java.", "javax.", "jdk.", "sun.", "com.sun." };
+
+/* Can the pattern @pat (@len bytes, filter.h syntax) match some class name or class.method that starts with
+ * @prefix?  `*` matches any run of characters, so it can always produce the rest of the prefix. */
+static int pattern_may_match_prefix(const char *pat, size_t len, const char *prefix)
+{
+	for (size_t i = 0;; i++) {
+		if (!prefix[i] || (i < len && pat[i] == '*'))
+			return 1;
+		if (i == len || pat[i] != prefix[i])
+			return 0;
+	}
+}
+
+/* Can a method of a JDK class be selected by @o's include patterns (each value may hold ';'-separated patterns;
+ * exclude patterns are ignored, erring on the safe side) or be the iteration method? */
+static int jdk_reachable(const struct emp_options *o)
+{
+	for (size_t n = 0; n <= o->n_include; n++) {
+		const char *v = n < o->n_include ? o->include[n] : o->iteration;
+		for (const char *p = v; p && *p;) {
+			size_t len = strcspn(p, ";");
+			for (size_t k = 0; k < sizeof(jdk_namespaces) / sizeof(jdk_namespaces[0]); k++)
+				if (pattern_may_match_prefix(p, len, jdk_namespaces[k]))
+					return 1;
+			p += len + (p[len] == ';');
+		}
+	}
+	return 0;
+}
+
 static int tracer_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapabilities *caps,
 			 jvmtiEventCallbacks *cb, char *err, size_t errlen)
 {
+	tr.ffm_allowed = !jdk_reachable(o);
 	if (!(tr.filter = emp_filter_new())) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -470,7 +738,7 @@ static int tracer_enable(jvmtiEnv *jvmti, char *err, size_t errlen)
 static void tracer_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(void)thread;
-	if (!tr.jvmti || define_probe(jni))
+	if (!tr.jvmti || define_probe(jni, tr.ffm_allowed))
 		return;
 	retransform_loaded(jvmti, jni);
 }
@@ -479,7 +747,7 @@ static void tracer_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	(void)jvmti;
 	(void)jni;
-	atomic_store_explicit(&tr.stopped, 1, memory_order_relaxed);
+	atomic_store_explicit(&tr.fast, 0, memory_order_relaxed);
 }
 
 const struct emp_mode_ops emp_tracer_ops = {

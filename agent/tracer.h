@@ -11,13 +11,15 @@
  *
  * Life cycle: Agent_OnLoad adds can_retransform_classes and the ClassFileLoadHook.  Until VMInit the hook rewrites
  * nothing (emp/Probe does not exist yet).  At VMInit emp/Probe is defined in the bootstrap loader from the class
- * bytes embedded in libemp.so (JNI DefineClass with a NULL loader), its natives are bound (RegisterNatives), the
- * hook starts rewriting, and the classes loaded before that which the filters may select are retransformed.
+ * bytes embedded in libemp.so (JNI DefineClass with a NULL loader) in one of two flavours (tracer.c: critical
+ * foreign-function downcalls on JDK 22+, else JNI static natives), its natives are bound (RegisterNatives) and it
+ * is initialized, the hook starts rewriting, and the classes loaded before that which the filters may select are retransformed.
  * Rewritten classes of named modules (java.base, jdk.compiler, ...) are made to read the bootstrap loader's unnamed
  * module, emp/Probe's module (JVMTI GetNamedModule + AddModuleReads, in the hook, before the class is defined).
  *
  * Probe fast path (per call of enter/exit/exitThrow): TLS thread state, nesting guard, emp_clock_ticks(), one
- * 16-byte emp_rec_trace record reserved and committed in the thread's ring; no lock, no allocation, no JNI call.
+ * 16-byte emp_rec_trace record reserved and committed in the thread's ring; no lock, no allocation, no JNI call;
+ * anything else (a thread without state, a full ring, after VMDeath) goes to a slow path in native state.
  * onfull=block waits for room (the writer is woken); onfull=drop drops a whole call subtree when its entry does not
  * fit with room left for the exits of every open call, so what is written always nests; every dropped record is
  * counted (lost_ring_full).

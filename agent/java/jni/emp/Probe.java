@@ -2,7 +2,8 @@
 package emp;
 
 /**
- * The trace probes that the agent's rewriter calls (agent/rewriter.h): {@code enter(id)} at a method's start,
+ * The trace probes that the agent's rewriter calls (agent/rewriter.h), JNI flavour (JDK 17, and any JDK when a JDK
+ * class may be traced; the JDK 22+ flavour is agent/java/ffm/emp/Probe.java): {@code enter(id)} at a method's start,
  * {@code exit(id)} before each return, {@code exitThrow(id)} in the catch-all handler before the rethrow.
  *
  * <p>The agent defines this class in the bootstrap loader at VMInit (JNI DefineClass from bytes embedded in
