@@ -15,11 +15,13 @@
  * the thread (JVMTI) or wait for the writer, which a thread in its Java state must not (it would hold up every
  * safepoint).  The FFM flavour calls the slow path as the JNI natives enterSlow/exitSlow/exitThrowSlow.
  *
- * Cost per traced call (enter + exit), MooBench, writer=null, 2-vCPU VM under load (bench/probe-cost.sh; README):
- *   JNI flavour ≈ 64 ns on JDK 17 and 25: JNI transitions ≈ 25 ns (both probes with empty bodies), rdtsc ≈ 26 ns
- *   (2 × 13), the C body ≈ 12 ns.  FFM flavour ≈ 41 ns on JDK 25: the critical downcall saves ≈ 23 ns of the
- *   transitions.  The timestamp is now the largest part; System.nanoTime (≈ 26 ns a read) from Java would cost
- *   more than rdtsc behind either call, so records are written in C.
+ * Cost per traced call (enter + exit), MooBench depth 50, writer=null, medians of 5 interleaved JVMs on the 2-vCPU
+ * VM of design.md §8 at load 5-9 (pure-vs-pure noise ≈ ±2 ns per call):
+ *   JNI flavour (JDK 17, and JDK 25 when forced)  53-64 ns.  Taken apart on JDK 17 by removing one part at a time:
+ *       both JNI transitions (natives with empty bodies) ≈ 25 ns, the two rdtsc reads ≈ 26 ns, the C body ≈ 12 ns.
+ *   FFM flavour (JDK 25)                          ≈ 30 ns: the critical downcall saves most of the transitions.
+ * The timestamp is now the largest part.  Records written from Java instead would need System.nanoTime (≈ 26 ns a
+ * read, design.md §8) where rdtsc costs 13 ns behind either call: no gain possible, so records are written in C.
  *
  * The probes run on the traced thread, interleaved with its Java code; the only other party touching the thread's
  * state is the sampler's signal handler (sample mode with iteration=, which always uses the JNI flavour), kept out
