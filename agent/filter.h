@@ -18,7 +18,9 @@
  * Selection: a method is selected when some include pattern matches and no exclude pattern matches.
  * With no include pattern nothing is selected (the agent refuses trace mode without include= before
  * it gets here).  emp's own classes are always excluded: the probe class emp.Probe (and its nested
- * classes emp.Probe$...) and the package emp.agent.* -- but not emp.sut.*, the test workloads.
+ * classes emp.Probe$...) and the package emp.agent.* -- but not emp.sut.*, the test workloads.  No other class is
+ * ever excluded, JDK classes included: the agent runs no Java code on a traced path, so no class is needed by the
+ * probes or the hook in a way that tracing it could break (tracer.c, "What may be traced").
  *
  * Valid pattern characters: Java identifier characters (letters, digits, _, $, any byte >= 0x80),
  * `.`, `*`, and `<`/`>` only in `<init>`/`<clinit>` after the last dot.  An empty pattern, a space,

@@ -23,6 +23,29 @@
  * The timestamp is now the largest part.  Records written from Java instead would need System.nanoTime (≈ 26 ns a
  * read, design.md §8) where rdtsc costs 13 ns behind either call: no gain possible, so records are written in C.
  *
+ * What may be traced: every class the JVM lets an agent modify, JDK classes included (java.lang.Object, Thread,
+ * Class, ClassLoader, java.lang.invoke, jdk.internal.*, ...); the only classes never rewritten are emp's own
+ * (filter.h).  The rule behind this, rather than a list of classes to avoid: nothing the agent does for a traced
+ * method runs Java code.  The ClassFileLoadHook is C (parse, rewrite, symbol table, JVMTI Allocate); a JNI probe's
+ * body touches only the thread's ring, and its slow path calls JVMTI GetThreadInfo, which reads the Thread object
+ * without an upcall.  So a probe cannot recurse into a traced method, cannot need a class that is being loaded or
+ * initialized, and cannot run before emp/Probe exists (the hook rewrites nothing before define_probe(); classes
+ * loaded earlier are retransformed at VMInit, and frames already running keep their old code).  The FFM flavour
+ * breaks the rule (its probes run java.lang.invoke and jdk.internal code), so it is used only when no include
+ * pattern can select a JDK class (jdk_reachable()).  Verified with include=* and every JDK package on JDK 17 and
+ * 25 (tests/integration/trace_broad.sh: output, stderr and exit status identical to a run without the agent).
+ *
+ * Module reads.  A rewritten class of a named module calls emp/Probe, which lives in the bootstrap loader's unnamed
+ * module; a named module does not read it by default.  The JVM (9+) takes care of it: when an agent's hook changes
+ * a class of a named module, or a class of it is retransformed, HotSpot sets the module's has_default_read_edges
+ * flag, which ModuleEntry::can_read() honours natively for the unnamed modules of the boot and app loaders, and calls
+ * jdk.internal.module.Modules.transformedByAgent once per module.  The agent adds no read edge itself: it used to
+ * call JVMTI AddModuleReads from the hook for every rewritten class, a Java upcall (Modules.addReads,
+ * Module.implAddReads, WeakPairMap, ConcurrentHashMap) made while the class being loaded may be one that upcall
+ * needs.  With include=java.lang.*, j* or * the VM then recursed in class resolution until its native stack
+ * overflowed (a silent SIGSEGV at start); with *.get* the upcall failed with JVMTI_ERROR_INTERNAL (113), one line
+ * on stderr per class.
+ *
  * The probes run on the traced thread, interleaved with its Java code; the only other party touching the thread's
  * state is the sampler's signal handler (sample mode with iteration=, which always uses the JNI flavour), kept out
  * by the nesting guard:
@@ -74,7 +97,6 @@ static struct {
 	char *iter_class;          /* iteration=: class with dots, or NULL */
 	char *iter_method;
 	enum emp_onfull onfull;
-	jobject boot_module;       /* global ref: emp/Probe's module; set before ready */
 	/* 1 once emp/Probe is defined and bound: the hook may rewrite.  (R) store_release in define_probe() pairs
 	 * with (S) load_acquire in on_class_file_load(): a rewritten class is defined only after its probes exist. */
 	_Atomic int ready;
@@ -384,31 +406,13 @@ static void count_stats(const struct emp_rewrite_stats *st)
 	}
 }
 
-/* A class of a named module must read emp/Probe's module (the bootstrap loader's unnamed module) before its
- * rewritten code runs; unnamed modules read every module already.  @klass: internal name of the class being
- * loaded by @loader.  Failures are logged: the class would then throw IllegalAccessError at its first probe. */
-static void add_module_read(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, const char *klass)
-{
-	const char *slash = strrchr(klass, '/');
-	char pkg[1024];
-	if (!slash || (size_t)(slash - klass) >= sizeof(pkg))
-		return; /* unnamed package: never in a named module */
-	memcpy(pkg, klass, (size_t)(slash - klass));
-	pkg[slash - klass] = 0;
-	jobject module = NULL;
-	if ((*jvmti)->GetNamedModule(jvmti, loader, pkg, &module) != JVMTI_ERROR_NONE || !module)
-		return;
-	jvmtiError e = (*jvmti)->AddModuleReads(jvmti, module, tr.boot_module);
-	if (e != JVMTI_ERROR_NONE)
-		emp_warn("cannot make the module of %s read emp/Probe's module (JVMTI error %d)", klass, e);
-	(*jni)->DeleteLocalRef(jni, module);
-}
-
 static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject loader,
 				       const char *name, jobject protection_domain, jint len, const unsigned char *data,
 				       jint *new_len, unsigned char **new_data)
 {
+	(void)jni;
 	(void)redefined;
+	(void)loader;
 	(void)protection_domain;
 	/* (S) acquire; pairs with (R) in define_probe().  Before that, classes are left alone (and retransformed
 	 * at VMInit if they may be selected). */
@@ -442,7 +446,6 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
 	}
 	memcpy(mem, out, out_len);
 	free(out);
-	add_module_read(jvmti, jni, loader, name);
 	*new_len = (jint)out_len;
 	*new_data = mem;
 }
@@ -577,16 +580,7 @@ static int define_probe(JNIEnv *jni, int ffm)
 		return -1;
 	}
 	emp_info("trace probes: %s", ffm ? "critical foreign-function downcalls" : "JNI static natives");
-	jclass cls = (*jni)->FindClass(jni, "java/lang/Class");
-	jmethodID get_module = cls ? (*jni)->GetMethodID(jni, cls, "getModule", "()Ljava/lang/Module;") : NULL;
-	jobject module = get_module ? (*jni)->CallObjectMethod(jni, probe, get_module) : NULL;
-	if ((*jni)->ExceptionCheck(jni) || !module) {
-		/* A JDK without modules (8): nothing to read. */
-		(*jni)->ExceptionClear(jni);
-	} else {
-		tr.boot_module = (*jni)->NewGlobalRef(jni, module);
-	}
-	/* (R) release: the probe class, its natives and boot_module before any rewritten class; pairs with (S). */
+	/* (R) release: the probe class and its natives before any rewritten class; pairs with (S). */
 	atomic_store_explicit(&tr.ready, 1, memory_order_release);
 	return 0;
 }

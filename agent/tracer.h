@@ -13,9 +13,11 @@
  * nothing (emp/Probe does not exist yet).  At VMInit emp/Probe is defined in the bootstrap loader from the class
  * bytes embedded in libemp.so (JNI DefineClass with a NULL loader) in one of two flavours (tracer.c: critical
  * foreign-function downcalls on JDK 22+, else JNI static natives), its natives are bound (RegisterNatives) and it
- * is initialized, the hook starts rewriting, and the classes loaded before that which the filters may select are retransformed.
- * Rewritten classes of named modules (java.base, jdk.compiler, ...) are made to read the bootstrap loader's unnamed
- * module, emp/Probe's module (JVMTI GetNamedModule + AddModuleReads, in the hook, before the class is defined).
+ * is initialized, the hook starts rewriting, and the classes loaded before that which the filters may select are
+ * retransformed.  Rewritten classes of named modules (java.base, jdk.compiler, ...) read emp/Probe's module (the
+ * bootstrap loader's unnamed module) through the read edges the JVM adds itself for a module an agent transforms;
+ * the agent runs no Java code in the hook or in a JNI probe, so any class may be traced (tracer.c, "What may be
+ * traced" and "Module reads").
  *
  * Probe fast path (per call of enter/exit/exitThrow): TLS thread state, nesting guard, emp_clock_ticks(), one
  * 16-byte emp_rec_trace record reserved and committed in the thread's ring; no lock, no allocation, no JNI call;
