@@ -2,6 +2,7 @@
 /* cli.c - shared command-line handling of emp-analyze; see cli.h. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,16 @@ int emp_cli_common(struct emp_cli *c, int opt, const char *arg)
 	default:
 		return 0;
 	}
+}
+
+double emp_cli_number(struct emp_cli *c, const char *opt, const char *arg, double lo, double hi)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= lo && v <= hi))
+		emp_cli_usage_error(c, "--%s=%s: expected a number from %g to %g", opt, arg, lo, hi);
+	return v;
 }
 
 void emp_cli_need_files(struct emp_cli *c, int argc, char **argv)

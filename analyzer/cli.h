@@ -32,6 +32,8 @@ enum { EMP_OPT_FORMAT = 1000, EMP_OPT_HELP, EMP_OPT_ALLOW_TRUNCATED, EMP_OPT_FIR
 int emp_cli_common(struct emp_cli *c, int opt, const char *arg);
 /* Usage error: one line naming the problem and a hint, exit 2. */
 __attribute__((noreturn, format(printf, 2, 3))) void emp_cli_usage_error(struct emp_cli *c, const char *fmt, ...);
+/* emp_cli_number - the value of option --@opt, a number in [@lo, @hi]; a usage error (exit 2) otherwise. */
+double emp_cli_number(struct emp_cli *c, const char *opt, const char *arg, double lo, double hi);
 /* Require at least one FILE operand. */
 void emp_cli_need_files(struct emp_cli *c, int argc, char **argv);
 

@@ -57,16 +57,6 @@ struct row {
 	int cause;
 };
 
-static double parse_num(struct emp_cli *cli, const char *opt, const char *arg, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= lo && v <= hi))
-		emp_cli_usage_error(cli, "--%s=%s: expected a number from %g to %g", opt, arg, lo, hi);
-	return v;
-}
-
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
@@ -152,29 +142,29 @@ int emp_cmd_compare(int argc, char **argv)
 			dir[1] = optarg;
 			break;
 		case OPT_WARMUP:
-			io.warmup = (unsigned)parse_num(&cli, "warmup", optarg, 0, 1e9);
+			io.warmup = (unsigned)emp_cli_number(&cli, "warmup", optarg, 0, 1e9);
 			break;
 		case OPT_TEST:
 			if (emp_stats_test_parse(optarg, &test))
 				emp_cli_usage_error(&cli, "--test=%s: expected mwu, mwu-commons or welch", optarg);
 			break;
 		case OPT_ALPHA:
-			alpha = parse_num(&cli, "alpha", optarg, 1e-12, 0.5);
+			alpha = emp_cli_number(&cli, "alpha", optarg, 1e-12, 0.5);
 			break;
 		case OPT_MIN_PCT:
-			min_pct = parse_num(&cli, "min-pct", optarg, 0, 100);
+			min_pct = emp_cli_number(&cli, "min-pct", optarg, 0, 100);
 			break;
 		case OPT_SAMPLE_NS:
 			io.sample_ns = 1;
 			break;
 		case OPT_RESAMPLES:
-			resamples = (unsigned)parse_num(&cli, "resamples", optarg, 1, 1e7);
+			resamples = (unsigned)emp_cli_number(&cli, "resamples", optarg, 1, 1e7);
 			break;
 		case OPT_SEED:
-			seed = (uint64_t)parse_num(&cli, "seed", optarg, 0, 1.8e19);
+			seed = (uint64_t)emp_cli_number(&cli, "seed", optarg, 0, 1.8e19);
 			break;
 		case OPT_VM_COST:
-			vm_cost = parse_num(&cli, "vm-cost", optarg, 1e-9, 1e12);
+			vm_cost = emp_cli_number(&cli, "vm-cost", optarg, 1e-9, 1e12);
 			break;
 		default:
 			break;

@@ -52,16 +52,6 @@ struct node_grid {
 	struct emp_exactness_cell *cells; /* [niters][nk] */
 };
 
-static double parse_num(struct emp_cli *cli, const char *opt, const char *arg, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= lo && v <= hi))
-		emp_cli_usage_error(cli, "--%s=%s: expected a number from %g to %g", opt, arg, lo, hi);
-	return v;
-}
-
 static int cmp_uint(const void *a, const void *b)
 {
 	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
@@ -76,7 +66,7 @@ static size_t parse_list(struct emp_cli *cli, const char *arg, unsigned **out)
 	size_t n = 0;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		v = emp_xrealloc(v, (n + 1) * sizeof(*v));
-		v[n++] = (unsigned)parse_num(cli, "iterations", tok, 1, 1e9);
+		v[n++] = (unsigned)emp_cli_number(cli, "iterations", tok, 1, 1e9);
 	}
 	free(copy);
 	if (!n)
@@ -236,30 +226,30 @@ int emp_cmd_exactness(int argc, char **argv)
 			nodes = optarg;
 			break;
 		case OPT_MAX_VMS:
-			max_vms = (size_t)parse_num(&cli, "max-vms", optarg, 2, 1e6);
+			max_vms = (size_t)emp_cli_number(&cli, "max-vms", optarg, 2, 1e6);
 			break;
 		case OPT_ITERS:
 			free(iters);
 			ni = parse_list(&cli, optarg, &iters);
 			break;
 		case OPT_RESAMPLES:
-			resamples = (unsigned)parse_num(&cli, "resamples", optarg, 1, 1e7);
+			resamples = (unsigned)emp_cli_number(&cli, "resamples", optarg, 1, 1e7);
 			break;
 		case OPT_SEED:
-			seed = (uint64_t)parse_num(&cli, "seed", optarg, 0, 1.8e19);
+			seed = (uint64_t)emp_cli_number(&cli, "seed", optarg, 0, 1.8e19);
 			break;
 		case OPT_WARMUP:
-			io.warmup = (unsigned)parse_num(&cli, "warmup", optarg, 0, 1e9);
+			io.warmup = (unsigned)emp_cli_number(&cli, "warmup", optarg, 0, 1e9);
 			break;
 		case OPT_TEST:
 			if (emp_stats_test_parse(optarg, &test))
 				emp_cli_usage_error(&cli, "--test=%s: expected mwu, mwu-commons or welch", optarg);
 			break;
 		case OPT_ALPHA:
-			alpha = parse_num(&cli, "alpha", optarg, 1e-12, 0.5);
+			alpha = emp_cli_number(&cli, "alpha", optarg, 1e-12, 0.5);
 			break;
 		case OPT_F1:
-			thr = parse_num(&cli, "f1", optarg, 0, 1);
+			thr = emp_cli_number(&cli, "f1", optarg, 0, 1);
 			break;
 		case OPT_SAMPLE_NS:
 			io.sample_ns = 1;
