@@ -61,7 +61,10 @@ for jdk in "${jdks[@]}"; do
     [ "${injected:-0}" -gt 0 ] || fail "no fault injected"
     expect_eq "agct_crashed = injected faults" "$injected" "$crashed"
     [ "${chained:-0}" -gt 0 ] || fail "no fault reached the JVM's handler (NPEs by implicit null checks)"
-    "$ANALYZE" collapsed fi.emp 2>/dev/null | grep -q '^\[agct_crashed\] ' || fail "no [agct_crashed] pseudo-frame"
+    # Every recovered sample is kept, rooted in [agct_crashed]; native frames may stand above it when the thread
+    # was in VM code (a lone "[agct_crashed] N" line is not guaranteed).
+    kept=$("$ANALYZE" collapsed fi.emp 2>/dev/null | awk '/^\[agct_crashed\][; ]/ {n += $NF} END {print n + 0}')
+    expect_eq "samples rooted in [agct_crashed] = agct_crashed" "$crashed" "$kept"
 
     "$jdk" -agentpath:"$FI"=mode=sample,interval=1ms,out=off.emp "${JOPTS[@]}" Npe $N >off.out 2>off.err ||
         fail "$jdk fault-injection build without injection: exit $?"
