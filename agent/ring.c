@@ -17,6 +17,7 @@ int emp_ring_init(struct emp_ring *r, uint64_t size)
 		return -ENOMEM;
 	r->size = size;
 	r->mask = size - 1;
+	r->wake_at = size / 4;
 	return 0;
 }
 

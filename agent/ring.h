@@ -54,6 +54,7 @@ struct emp_ring {
 	_Alignas(64) _Atomic uint64_t head; /* written only by the producer */
 	uint64_t cached_tail;               /* producer's last view of tail */
 	uint64_t reserved_head;             /* head after the pending reservation */
+	uint64_t wake_at;                   /* emp_ring_commit_wake(): head at which to wake the writer next */
 	/* consumer side */
 	_Alignas(64) _Atomic uint64_t tail; /* written only by the consumer */
 	/* constant after emp_ring_init() */
@@ -97,6 +98,19 @@ static inline void emp_ring_commit(struct emp_ring *r)
 {
 	/* (B) release: the record's bytes (and a PAD header) before the new head; pairs with (C). */
 	atomic_store_explicit(&r->head, r->reserved_head, memory_order_release);
+}
+
+/* emp_ring_commit_wake - emp_ring_commit(), then say whether another quarter of the ring has been produced since
+ * the last time this returned 1.  A producer that writes fast (trace probes) wakes the writer on a 1 so that the
+ * writer, which sleeps while it has little to do, drains the ring long before it is full: without this a probe
+ * filled a 1 MiB ring in ~3 ms and then waited for the writer's 10 ms nap to end.  Async-signal-safe. */
+static inline int emp_ring_commit_wake(struct emp_ring *r)
+{
+	emp_ring_commit(r);
+	if (__builtin_expect(r->reserved_head < r->wake_at, 1))
+		return 0;
+	r->wake_at = r->reserved_head + r->size / 4;
+	return 1;
 }
 
 /* Consumer side (writer thread only). */

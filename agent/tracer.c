@@ -147,6 +147,15 @@ static __attribute__((noinline, cold)) struct emp_rec_trace *wait_for_room(struc
 	return rec;
 }
 
+/* Publish the reserved record; every quarter ring, make sure the writer is awake (emp_ring_commit_wake()).  The
+ * wake is an atomic exchange and, only when the writer sleeps, one futex syscall: it never blocks, so the FFM
+ * flavour may make it from its Java state. */
+static inline void commit(struct emp_thread *t)
+{
+	if (unlikely(emp_ring_commit_wake(&t->ring)))
+		emp_writer_wake();
+}
+
 /* onfull=drop, an entry at depth @depth (1 = outermost): reserve 16 bytes only when the ring also has room for the
  * exits of all @depth open calls, so that an exit never finds the ring full.  Trace records are all 16 bytes and
  * the ring size is a power of two, so exits never need a PAD; the larger trial reservation may add one, and the
@@ -185,7 +194,7 @@ static inline int enter_fast(jint id)
 		rec->hdr = EMP_REC_HDR(EMP_REC_ENTER, sizeof(*rec));
 		rec->method = (uint32_t)id;
 		rec->ticks = now;
-		emp_ring_commit(&t->ring);
+		commit(t);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	t->nesting = 0;
@@ -209,7 +218,7 @@ static inline int exit_fast(jint id, uint32_t type)
 		rec->hdr = EMP_REC_HDR(type, sizeof(*rec));
 		rec->method = (uint32_t)id;
 		rec->ticks = now;
-		emp_ring_commit(&t->ring);
+		commit(t);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	t->nesting = 0;
@@ -267,7 +276,7 @@ static __attribute__((noinline, cold)) void JNICALL enter_slow(JNIEnv *env, jcla
 	rec->hdr = EMP_REC_HDR(EMP_REC_ENTER, sizeof(*rec));
 	rec->method = (uint32_t)id;
 	rec->ticks = now;
-	emp_ring_commit(&t->ring);
+	commit(t);
 out:
 	probe_end(t);
 }
@@ -302,7 +311,7 @@ static __attribute__((noinline, cold)) void exit_slow_common(JNIEnv *env, jint i
 	rec->hdr = EMP_REC_HDR(type, sizeof(*rec));
 	rec->method = (uint32_t)id;
 	rec->ticks = now;
-	emp_ring_commit(&t->ring);
+	commit(t);
 out:
 	probe_end(t);
 }

@@ -23,8 +23,11 @@
 #define EMP_CHUNK_HEADER_LEN  16
 /* Upper bound on a chunk's raw size; writers cut chunks well below it, readers reject anything above. */
 #define EMP_CHUNK_RAW_MAX     (16u << 20)
-/* Writers start a new events chunk once the current one reaches this many raw bytes. */
-#define EMP_CHUNK_RAW_TARGET  (1u << 20)
+/* Writers start a new events chunk once the current one reaches this many raw bytes.  128 KiB: compressing a chunk
+ * takes ~0.4 ms on the machines of design.md §8, during which the agent's writer drains no ring; at 1 MiB it took
+ * 3.3 ms, longer than a traced thread needs to fill its 1 MiB ring (2.6 ms in MooBench), and the thread waited.
+ * LZ4's window is 64 KiB, so the ratio is the same as with 1 MiB chunks (2.0 on MooBench trace events). */
+#define EMP_CHUNK_RAW_TARGET  (128u << 10)
 
 enum emp_chunk_type {
 	EMP_CHUNK_META     = 1, /* key/value strings describing the run; first chunk of every dump */

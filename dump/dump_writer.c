@@ -21,16 +21,6 @@ struct emp_dump_writer {
 	struct emp_buf out;     /* chunk header + LZ4 frame */
 };
 
-struct emp_dump_events {
-	uint32_t thread;
-	uint64_t count;          /* events in the open chunk */
-	uint64_t prev_ticks;     /* ticks of the previous event in the open chunk (delta base) */
-	struct emp_buf raw;      /* payload of the open chunk; empty until the first event */
-	uint32_t prev_depth;     /* previous sample's stack, for the shared-prefix encoding */
-	uint32_t *prev_frames;
-	uint32_t prev_cap;
-};
-
 struct emp_dump_writer *emp_dump_writer_new(emp_dump_sink_fn sink, void *sink_ctx)
 {
 	struct emp_dump_writer *w = calloc(1, sizeof(*w));
@@ -211,12 +201,12 @@ void emp_dump_events_free(struct emp_dump_events *b)
 	free(b);
 }
 
-/* Open the chunk on its first event: thread id and base ticks, so each chunk decodes on its own. */
-static int events_head(struct emp_dump_events *b, uint64_t ticks, size_t extra)
+int emp_dump_events_open(struct emp_dump_events *b, uint64_t ticks, size_t extra)
 {
 	if (emp_buf_reserve(&b->raw, extra + 2 * EMP_VARINT_MAX))
 		return -ENOMEM;
 	if (b->raw.len == 0) {
+		/* The chunk's head, so that each chunk decodes on its own. */
 		b->raw.len += emp_varint_put(b->raw.data, b->thread);
 		b->raw.len += emp_varint_put(b->raw.data + b->raw.len, ticks);
 		b->prev_ticks = ticks;
@@ -225,39 +215,12 @@ static int events_head(struct emp_dump_events *b, uint64_t ticks, size_t extra)
 	return 0;
 }
 
-static void put_event(struct emp_dump_events *b, uint64_t head, uint64_t ticks)
-{
-	uint8_t *p = b->raw.data + b->raw.len;
-	p += emp_varint_put(p, head);
-	/* Ticks are monotonic per thread in practice; zigzag keeps a rare backwards step (TSC skew) exact. */
-	p += emp_varint_put(p, emp_zigzag((int64_t)(ticks - b->prev_ticks)));
-	b->raw.len = (size_t)(p - b->raw.data);
-	b->prev_ticks = ticks;
-	b->count++;
-}
-
-int emp_dump_events_enter(struct emp_dump_events *b, uint64_t ticks, uint32_t method)
-{
-	if (events_head(b, ticks, 2 * EMP_VARINT_MAX))
-		return -ENOMEM;
-	put_event(b, (uint64_t)method << EMP_EV_KIND_BITS | EMP_EV_ENTER, ticks);
-	return 0;
-}
-
-int emp_dump_events_exit(struct emp_dump_events *b, uint64_t ticks, int thrown)
-{
-	if (events_head(b, ticks, 2 * EMP_VARINT_MAX))
-		return -ENOMEM;
-	put_event(b, thrown ? EMP_EV_EXIT_THROW : EMP_EV_EXIT, ticks);
-	return 0;
-}
-
 int emp_dump_events_sample(struct emp_dump_events *b, uint64_t ticks, enum emp_thread_state state,
 			   const uint32_t *frames, uint32_t depth)
 {
 	if (depth > EMP_MAX_FRAMES)
 		return -EINVAL;
-	if (events_head(b, ticks, (size_t)(depth + 4) * EMP_VARINT_MAX))
+	if (emp_dump_events_open(b, ticks, (size_t)(depth + 4) * EMP_VARINT_MAX))
 		return -ENOMEM;
 	if (depth > b->prev_cap) {
 		uint32_t *f = realloc(b->prev_frames, depth * sizeof(*f));
@@ -269,7 +232,7 @@ int emp_dump_events_sample(struct emp_dump_events *b, uint64_t ticks, enum emp_t
 	uint32_t shared = 0;
 	while (shared < depth && shared < b->prev_depth && b->prev_frames[shared] == frames[shared])
 		shared++;
-	put_event(b, (uint64_t)state << EMP_EV_KIND_BITS | EMP_EV_SAMPLE, ticks);
+	emp_dump_events_put(b, (uint64_t)state << EMP_EV_KIND_BITS | EMP_EV_SAMPLE, ticks);
 	uint8_t *p = b->raw.data + b->raw.len;
 	p += emp_varint_put(p, shared);
 	p += emp_varint_put(p, depth - shared);
@@ -280,11 +243,6 @@ int emp_dump_events_sample(struct emp_dump_events *b, uint64_t ticks, enum emp_t
 		memcpy(b->prev_frames + shared, frames + shared, (depth - shared) * sizeof(*frames));
 	b->prev_depth = depth;
 	return 0;
-}
-
-int emp_dump_events_full(const struct emp_dump_events *b)
-{
-	return b->raw.len >= EMP_CHUNK_RAW_TARGET;
 }
 
 uint64_t emp_dump_events_count(const struct emp_dump_events *b)

@@ -10,13 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "dump.h"
 
 /* A sink takes encoded bytes.  Return: 0, or a negative errno (the writer then stops writing and reports it). */
 typedef int (*emp_dump_sink_fn)(void *ctx, const void *buf, size_t len);
 
 struct emp_dump_writer;
-struct emp_dump_events;
 
 /* emp_dump_writer_new - a writer that sends its bytes to @sink.  Return: NULL when out of memory. */
 struct emp_dump_writer *emp_dump_writer_new(emp_dump_sink_fn sink, void *sink_ctx);
@@ -47,16 +47,73 @@ int emp_dump_write_end(struct emp_dump_writer *w, const char *const *kv, size_t 
 
 /* Event builders: one per thread, owned by the caller.  Appending never fails for lack of room in the chunk (the
  * buffer grows); emp_dump_events_full() says when the chunk has reached EMP_CHUNK_RAW_TARGET and should be flushed.
- * Return of the append functions: 0 or -ENOMEM (the event is then not recorded). */
+ * Return of the append functions: 0 or -ENOMEM (the event is then not recorded).
+ *
+ * The fields are the encoder's own; they are in this header only so that the enter/exit appends, which the agent's
+ * writer thread runs for every trace record (tens of millions a second), inline into its drain loop. */
+struct emp_dump_events {
+	uint32_t thread;
+	uint64_t count;          /* events in the open chunk */
+	uint64_t prev_ticks;     /* ticks of the previous event in the open chunk (delta base) */
+	struct emp_buf raw;      /* payload of the open chunk; empty until the first event */
+	uint32_t prev_depth;     /* previous sample's stack, for the shared-prefix encoding */
+	uint32_t *prev_frames;
+	uint32_t prev_cap;
+};
+
 struct emp_dump_events *emp_dump_events_new(uint32_t thread);
 void emp_dump_events_free(struct emp_dump_events *b);
-int emp_dump_events_enter(struct emp_dump_events *b, uint64_t ticks, uint32_t method);
-int emp_dump_events_exit(struct emp_dump_events *b, uint64_t ticks, int thrown);
 /* @frames: @depth method symbol ids, root first. */
 int emp_dump_events_sample(struct emp_dump_events *b, uint64_t ticks, enum emp_thread_state state,
 			   const uint32_t *frames, uint32_t depth);
-int emp_dump_events_full(const struct emp_dump_events *b);
 uint64_t emp_dump_events_count(const struct emp_dump_events *b); /* events in the open chunk */
+
+/* emp_dump_events_open - room for @extra more bytes, and the chunk's head (thread id, base ticks @ticks) when the
+ * chunk is empty.  Return: 0 or -ENOMEM.  Called by the appends; not for callers. */
+int emp_dump_events_open(struct emp_dump_events *b, uint64_t ticks, size_t extra);
+
+/* An event's head varint and its tick delta; the caller made room for 2 * EMP_VARINT_MAX bytes. */
+static inline void emp_dump_events_put(struct emp_dump_events *b, uint64_t head, uint64_t ticks)
+{
+	uint8_t *p = b->raw.data + b->raw.len;
+	p += emp_varint_put(p, head);
+	/* Ticks are monotonic per thread in practice; zigzag keeps a rare backwards step (TSC skew) exact. */
+	p += emp_varint_put(p, emp_zigzag((int64_t)(ticks - b->prev_ticks)));
+	b->raw.len = (size_t)(p - b->raw.data);
+	b->prev_ticks = ticks;
+	b->count++;
+}
+
+static inline int emp_dump_events_room(struct emp_dump_events *b, uint64_t ticks)
+{
+	if (__builtin_expect(b->raw.len != 0 && b->raw.cap - b->raw.len >= 2 * EMP_VARINT_MAX, 1))
+		return 0;
+	return emp_dump_events_open(b, ticks, 2 * EMP_VARINT_MAX);
+}
+
+static inline int emp_dump_events_enter(struct emp_dump_events *b, uint64_t ticks, uint32_t method)
+{
+	int rc = emp_dump_events_room(b, ticks);
+	if (rc)
+		return rc;
+	emp_dump_events_put(b, (uint64_t)method << EMP_EV_KIND_BITS | EMP_EV_ENTER, ticks);
+	return 0;
+}
+
+static inline int emp_dump_events_exit(struct emp_dump_events *b, uint64_t ticks, int thrown)
+{
+	int rc = emp_dump_events_room(b, ticks);
+	if (rc)
+		return rc;
+	emp_dump_events_put(b, thrown ? EMP_EV_EXIT_THROW : EMP_EV_EXIT, ticks);
+	return 0;
+}
+
+static inline int emp_dump_events_full(const struct emp_dump_events *b)
+{
+	return b->raw.len >= EMP_CHUNK_RAW_TARGET;
+}
+
 /* emp_dump_events_flush - compress the open chunk (if any event) into an EVENTS chunk and start a new one. */
 int emp_dump_events_flush(struct emp_dump_writer *w, struct emp_dump_events *b);
 

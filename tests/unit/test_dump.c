@@ -558,16 +558,16 @@ Test(dump, events_full_cuts_chunks)
 	struct emp_dump_events *b = emp_dump_events_new(0);
 	struct xlist x = { 0 };
 	/* chunk head: thread 0 (1 byte), base ticks 0 (1 byte); each ENTER of method 1 one tick later: 2 bytes.
-	 * The chunk is full at 2 + 2k >= 1 MiB, i.e. after k = 524287 events. */
+	 * The chunk is full at 2 + 2k >= 128 KiB, i.e. after k = 65535 events. */
 	uint64_t ticks = 0;
 	uint64_t k;
-	for (k = 0; k < 524287; k++) {
+	for (k = 0; k < 65535; k++) {
 		cr_assert_eq(emp_dump_events_full(b), 0, "full after %" PRIu64 " events", k);
 		enter(b, &x, 0, ticks, 1);
 		ticks++;
 	}
 	cr_assert_eq(emp_dump_events_full(b), 1);
-	cr_assert_eq(emp_dump_events_count(b), 524287);
+	cr_assert_eq(emp_dump_events_count(b), 65535);
 	uint64_t off = emp_dump_writer_offset(w);
 	cr_assert_eq(emp_dump_events_flush(w, b), 0);
 	cr_assert_eq(chunk_raw_len(&m, off), EMP_CHUNK_RAW_TARGET);
