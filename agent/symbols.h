@@ -23,6 +23,15 @@ void emp_symbols_setup(void);
 int64_t emp_symbols_add_method(enum emp_frame_kind kind, uint32_t flags, const char *klass, const char *name,
 			       const char *descriptor);
 
+/* emp_symbols_intern_method - the id emp_symbols_intern_method gave before to the same kind, flags, class (dots
+ * or slashes alike), name and descriptor, or a new id from emp_symbols_add_method.  *@fresh is 1 for a new id, 0
+ * for an old one.  For the rewriter: a class it sees again (retransformed by anyone, since the hook of a
+ * retransformation-capable agent gets the original bytes each time; or a class of the same name from another
+ * loader) keeps its methods' ids, so traces before and after stay one method.  Return: the id, or -1 when out of
+ * memory.  Thread-safe (a mutex; class loading is not a hot path); not signal-safe. */
+int64_t emp_symbols_intern_method(enum emp_frame_kind kind, uint32_t flags, const char *klass, const char *name,
+				  const char *descriptor, int *fresh);
+
 /* emp_symbols_drain - writer thread: move the queued symbols into @w's pending SYMBOLS chunk.  Return: 0 or a
  * negative errno. */
 int emp_symbols_drain(struct emp_dump_writer *w);

@@ -386,18 +386,27 @@ static int class_may_be_selected(const char *klass)
 	return is_iteration(klass, NULL) || (tr.filter && emp_filter_may_select_class(tr.filter, klass));
 }
 
+/* What the rewriter's method selection saw in one class: methods selected, and how many of them had no id yet. */
+struct selection {
+	unsigned selected;
+	unsigned fresh;
+};
+
 static int32_t select_method(void *ctx, const char *klass, const char *method, const char *descriptor,
 			     uint16_t access_flags)
 {
 	(void)access_flags;
+	struct selection *sel = ctx;
 	int iter = is_iteration(klass, method);
 	if (!iter && !(tr.filter && emp_filter_selects(tr.filter, klass, method)))
 		return -1;
-	int64_t id = emp_symbols_add_method(EMP_FRAME_JAVA, iter ? EMP_METHOD_ITERATION : 0, klass, method,
-					    descriptor);
+	int fresh;
+	int64_t id = emp_symbols_intern_method(EMP_FRAME_JAVA, iter ? EMP_METHOD_ITERATION : 0, klass, method,
+					       descriptor, &fresh);
 	if (id < 0 || id > INT32_MAX)
 		return -1;
-	++*(unsigned *)ctx;
+	sel->selected++;
+	sel->fresh += (unsigned)fresh;
 	return (int32_t)id;
 }
 
@@ -422,7 +431,6 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
 				       jint *new_len, unsigned char **new_data)
 {
 	(void)jni;
-	(void)redefined;
 	(void)loader;
 	(void)protection_domain;
 	/* (S) acquire; pairs with (R) in define_probe().  Before that, classes are left alone (and retransformed
@@ -435,16 +443,19 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
 	}
 	struct emp_rewrite_stats st;
 	memset(&st, 0, sizeof(st));
-	unsigned selected = 0;
+	struct selection sel = { 0, 0 };
 	uint8_t *out = NULL;
 	size_t out_len = 0;
-	int rc = emp_rewrite_class(data, (size_t)len, select_method, &selected, NULL, &out, &out_len, &st);
-	count_stats(&st);
+	int rc = emp_rewrite_class(data, (size_t)len, select_method, &sel, NULL, &out, &out_len, &st);
+	/* A retransformation of a class rewritten before (by anyone's RetransformClasses: the hook gets the original
+	 * bytes again) rewrites it the same way with the same ids; its methods were counted the first time. */
+	if (!(redefined && sel.selected && !sel.fresh))
+		count_stats(&st);
 	if (rc) {
 		emp_debug("class %s left unchanged: %s", name, emp_rewrite_reason_str(rc));
 		return;
 	}
-	if (!selected)
+	if (!sel.selected)
 		emp_count(EMP_C_CLASSES_NOT_SELECTED, 1);
 	if (!out)
 		return;
