@@ -17,8 +17,11 @@
  * A replaced table is kept, never freed, because a handler may still be reading it; tables are small (16 bytes
  * per object) and replaced only when a library is loaded or unloaded.
  *
- * Naming.  dladdr gives the object and the nearest dynamic symbol; the symbol id is cached per function (start
- * address, or the PC itself when dladdr finds no symbol: then the name is the offset in the object, "0x...").
+ * Naming.  dladdr gives the object and the nearest dynamic symbol below the PC, which names the PC only when the PC
+ * lies inside it (its st_size, from dladdr1); otherwise the object's full symbol table names it (elfsym.h:
+ * libjvm.so exports ~250 of its ~48,000 functions).  C++ names are demangled.  The symbol id is cached per
+ * function (start address, or the PC itself when nothing names it: then the name is the offset in the object,
+ * "0x...").
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
@@ -32,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfsym.h"
 #include "sampler.h"
 #include "symbols.h"
 
@@ -188,12 +192,72 @@ static int grow(void)
 	return 0;
 }
 
+/* The .symtab of each object met, by path; loaded on first use (elfsym.h), NULL kept when it has none. */
+struct object_syms {
+	char *path;
+	struct emp_elfsym *syms;
+};
+static struct object_syms *objects;
+static size_t nobjects;
+
+static struct emp_elfsym *object_symbols(const char *path)
+{
+	for (size_t i = 0; i < nobjects; i++)
+		if (!strcmp(objects[i].path, path))
+			return objects[i].syms;
+	struct object_syms *o = realloc(objects, (nobjects + 1) * sizeof(*o));
+	char *copy = strdup(path);
+	if (!o || !copy) {
+		free(copy);
+		if (o)
+			objects = o;
+		return NULL;
+	}
+	objects = o;
+	objects[nobjects].path = copy;
+	objects[nobjects].syms = *path == '/' ? emp_elfsym_load(path) : NULL;
+	return objects[nobjects++].syms;
+}
+
+/* The name of the function containing @pc, and its runtime start in *@key (@pc when not even the start is known).
+ * A dynamic symbol counts only when @pc lies inside it (dladdr alone returns the nearest one below, wherever @pc
+ * is); then the object's .symtab; then, nameless, the function's start from the unwind tables. */
+static const char *function_at(uint64_t pc, const Dl_info *info, const ElfW(Sym) *dsym, const struct link_map *lm,
+			       uint64_t *key)
+{
+	*key = pc;
+	uint64_t saddr = (uint64_t)(uintptr_t)info->dli_saddr;
+	if (info->dli_sname && saddr && dsym && pc - saddr < dsym->st_size) {
+		*key = saddr;
+		return info->dli_sname;
+	}
+	struct emp_elfsym *t = lm && info->dli_fname ? object_symbols(info->dli_fname) : NULL;
+	uint64_t start;
+	const char *name = t ? emp_elfsym_find(t, pc - (uint64_t)lm->l_addr, &start) : NULL;
+	if (name) {
+		*key = start + (uint64_t)lm->l_addr;
+		return name;
+	}
+	/* Stripped object (libz, ...): no name, but the unwind tables (.eh_frame) still know where the function
+	 * starts, so its samples stay together as one "0x<start offset>" frame. */
+	unw_proc_info_t pi;
+	if (!unw_get_proc_info_by_ip(unw_local_addr_space, (unw_word_t)pc, &pi, NULL) && pi.start_ip <= pc &&
+	    pc < pi.end_ip)
+		*key = (uint64_t)pi.start_ip;
+	return NULL;
+}
+
 int64_t emp_native_symbol(uint64_t pc)
 {
 	Dl_info info;
+	const ElfW(Sym) *dsym = NULL;
+	struct link_map *lm = NULL;
 	memset(&info, 0, sizeof(info));
-	int found = dladdr((void *)(uintptr_t)pc, &info) != 0;
-	uint64_t key = found && info.dli_saddr ? (uint64_t)(uintptr_t)info.dli_saddr : pc;
+	int found = dladdr1((void *)(uintptr_t)pc, &info, (void **)&dsym, RTLD_DL_SYMENT) != 0;
+	if (found && !dladdr1((void *)(uintptr_t)pc, &info, (void **)&lm, RTLD_DL_LINKMAP))
+		lm = NULL;
+	uint64_t key = pc;
+	const char *fn = found ? function_at(pc, &info, dsym, lm, &key) : NULL;
 	if (2 * (cache_n + 1) > cache_cap && grow())
 		return -1;
 	struct slot *s = find(key);
@@ -202,12 +266,14 @@ int64_t emp_native_symbol(uint64_t pc)
 	const char *lib = found && info.dli_fname ? info.dli_fname : "";
 	const char *base = strrchr(lib, '/');
 	base = base ? base + 1 : lib;
-	char name[64];
-	if (found && info.dli_sname) {
-		s->id = emp_symbols_add_method(EMP_FRAME_NATIVE, 0, base, info.dli_sname, "");
+	if (fn) {
+		char *demangled = emp_elfsym_demangle(fn);
+		s->id = emp_symbols_add_method(EMP_FRAME_NATIVE, 0, base, demangled ? demangled : fn, "");
+		free(demangled);
 	} else {
+		char name[64];
 		snprintf(name, sizeof(name), "0x%llx",
-			 (unsigned long long)(pc - (found ? (uint64_t)(uintptr_t)info.dli_fbase : 0)));
+			 (unsigned long long)(key - (found ? (uint64_t)(uintptr_t)info.dli_fbase : 0)));
 		s->id = emp_symbols_add_method(EMP_FRAME_NATIVE, 0, *base ? base : "[unknown]", name, "");
 	}
 	if (s->id < 0)

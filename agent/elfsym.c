@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/* elfsym.c - function symbols from an ELF file's .symtab; see elfsym.h.
+ *
+ * The file is read with pread (never mapped: a library replaced on disk while the JVM runs must not turn into a
+ * SIGBUS on the writer thread), every header and offset is checked against the file's size, and whatever does
+ * not add up makes the load fail rather than produce a wrong name. */
+#include "elfsym.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct func {
+	uint64_t start;
+	uint32_t size;
+	uint32_t name; /* offset in strtab */
+};
+
+struct emp_elfsym {
+	struct func *funcs; /* sorted by start */
+	size_t n;
+	char *strtab;
+	size_t strtab_len;
+};
+
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+/* The C++ runtime's demangler, looked up on the first C++ name (writer thread only). */
+static demangle_fn demangle;
+static int demangle_looked_up;
+
+static void *read_at(int fd, uint64_t off, uint64_t len, uint64_t file_size)
+{
+	if (off > file_size || len > file_size - off || len > (1ull << 31))
+		return NULL;
+	char *p = malloc(len ? len : 1);
+	if (!p)
+		return NULL;
+	for (uint64_t done = 0; done < len;) {
+		ssize_t r = pread(fd, p + done, len - done, (off_t)(off + done));
+		if (r <= 0) {
+			free(p);
+			return NULL;
+		}
+		done += (uint64_t)r;
+	}
+	return p;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sized functions of a symbol table section @symtab whose names are in @strtab_len bytes. */
+static size_t collect(struct func *out, const Elf64_Sym *syms, size_t nsyms, size_t strtab_len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nsyms; i++) {
+		const Elf64_Sym *s = &syms[i];
+		unsigned type = ELF64_ST_TYPE(s->st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF || !s->st_value ||
+		    !s->st_size || s->st_size > UINT32_MAX || s->st_name >= strtab_len)
+			continue;
+		out[n++] = (struct func){ s->st_value, (uint32_t)s->st_size, s->st_name };
+	}
+	return n;
+}
+
+struct emp_elfsym *emp_elfsym_load(const char *path)
+{
+	struct emp_elfsym *t = NULL;
+	Elf64_Shdr *sh = NULL;
+	Elf64_Sym *syms = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	Elf64_Ehdr eh;
+	if (fstat(fd, &st) || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shnum)
+		goto out;
+	uint64_t size = (uint64_t)st.st_size;
+	if (!(sh = read_at(fd, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(*sh), size)))
+		goto out;
+	const Elf64_Shdr *symsec = NULL;
+	for (unsigned i = 0; i < eh.e_shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB)
+			symsec = &sh[i];
+	if (!symsec || symsec->sh_entsize != sizeof(Elf64_Sym) || symsec->sh_link >= eh.e_shnum ||
+	    sh[symsec->sh_link].sh_type != SHT_STRTAB)
+		goto out;
+	const Elf64_Shdr *strsec = &sh[symsec->sh_link];
+	size_t nsyms = symsec->sh_size / sizeof(Elf64_Sym);
+	if (!(t = calloc(1, sizeof(*t))) || !(syms = read_at(fd, symsec->sh_offset, symsec->sh_size, size)) ||
+	    !(t->strtab = read_at(fd, strsec->sh_offset, strsec->sh_size, size)) ||
+	    !(t->funcs = malloc((nsyms ? nsyms : 1) * sizeof(*t->funcs))))
+		goto fail;
+	t->strtab_len = strsec->sh_size;
+	if (!t->strtab_len || t->strtab[t->strtab_len - 1])
+		goto fail; /* names must end inside the table */
+	t->n = collect(t->funcs, syms, nsyms, t->strtab_len);
+	if (!t->n)
+		goto fail;
+	qsort(t->funcs, t->n, sizeof(*t->funcs), by_start);
+	goto out;
+fail:
+	emp_elfsym_free(t);
+	t = NULL;
+out:
+	free(syms);
+	free(sh);
+	close(fd);
+	return t;
+}
+
+void emp_elfsym_free(struct emp_elfsym *t)
+{
+	if (!t)
+		return;
+	free(t->funcs);
+	free(t->strtab);
+	free(t);
+}
+
+const char *emp_elfsym_find(const struct emp_elfsym *t, uint64_t vaddr, uint64_t *start)
+{
+	/* The last function starting at or below vaddr; aliases share a start, any of them names it. */
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->funcs[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct func *f = &t->funcs[lo - 1];
+	if (vaddr - f->start >= f->size)
+		return NULL; /* in a gap between functions: no name rather than a neighbour's */
+	*start = f->start;
+	return t->strtab + f->name;
+}
+
+/* Cut a demangled name before its parameter list: "ns::K<int (*)(A)>::f(int) const [clone .cold]" ->
+ * "ns::K<int (*)(A)>::f".  The list is the first '(' outside template brackets that is not part of
+ * "(anonymous namespace)" or of "operator()". */
+static void drop_parameters(char *d)
+{
+	int angle = 0;
+	for (char *c = d; *c; c++) {
+		if (*c == '<')
+			angle++;
+		else if (*c == '>' && angle > 0)
+			angle--;
+		else if (*c == '(' && !angle) {
+			if (!strncmp(c, "(anonymous namespace)", 21)) {
+				c += 20;
+				continue;
+			}
+			if (c - d >= 8 && !strncmp(c - 8, "operator()", 10)) {
+				c++;
+				continue;
+			}
+			*c = 0;
+			return;
+		}
+	}
+}
+
+char *emp_elfsym_demangle(const char *name)
+{
+	if (name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	if (!demangle_looked_up) {
+		demangle_looked_up = 1;
+		demangle = (demangle_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	}
+	if (!demangle)
+		return NULL;
+	int status = -1;
+	char *d = demangle(name, NULL, NULL, &status);
+	if (d && status) {
+		free(d);
+		d = NULL;
+	}
+	if (d)
+		drop_parameters(d);
+	return d;
+}

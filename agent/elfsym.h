@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* elfsym.h - function symbols of an ELF file's full symbol table (.symtab), for naming native frames.
+ *
+ * dladdr() knows only the dynamic symbols, and answers with the nearest one below an address even when the
+ * address lies in a different, non-exported function: in libjvm.so, which exports about 250 of its 60,000-odd
+ * functions, it named most VM frames after an unrelated JVM_* entry point.  The .symtab section is not mapped
+ * into memory, but JDK builds keep it in the file (Debian's and Temurin's libjvm.so both do), so the writer
+ * thread reads it from the file once per object.  C++ names are demangled with the C++ runtime's
+ * __cxa_demangle when the process has one (libjvm brings libstdc++), looked up at run time so that emp itself does
+ * not link the C++ runtime.
+ *
+ * Not signal-safe (file I/O, allocation): writer thread and tests only.  Not thread-safe. */
+#ifndef EMP_ELFSYM_H
+#define EMP_ELFSYM_H
+
+#include <stdint.h>
+
+struct emp_elfsym;
+
+/* emp_elfsym_load - the sized function symbols of @path's .symtab (dynamic symbols are dladdr's business).
+ * Memory: the file's string table and 16 bytes per function (libjvm.so: 2.6 MiB + 48,000 x 16 bytes).
+ * Return: the table, or NULL when the file cannot be read, is not a 64-bit little-endian ELF file or has no
+ * .symtab with a function in it. */
+struct emp_elfsym *emp_elfsym_load(const char *path);
+void emp_elfsym_free(struct emp_elfsym *t);
+
+/* emp_elfsym_find - the function containing the link-time address @vaddr (a runtime address minus the object's
+ * load bias, link_map.l_addr).  Return: its name as stored (mangled), valid until emp_elfsym_free, or NULL;
+ * *@start is set to the function's link-time address. */
+const char *emp_elfsym_find(const struct emp_elfsym *t, uint64_t vaddr, uint64_t *start);
+
+/* emp_elfsym_demangle - @name demangled when it is a C++ name (_Z...) and the process has a demangler, without
+ * its parameter list, qualifiers and clone suffix (as profilers show C++ frames: "G1ParScanThreadState::trim_queue",
+ * so that overloads and compiler clones add up).  Return: a malloc'ed string, or NULL (use @name as it is). */
+char *emp_elfsym_demangle(const char *name);
+
+#endif /* EMP_ELFSYM_H */
