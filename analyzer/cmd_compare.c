@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_compare.c - emp-analyze compare: per calling-context-tree node, did the new version get slower or faster
- * than the base?  One dump per VM run in each directory; per-VM node values from iterations.h, tests and
- * intervals from stats.h (design.md §5). */
+ * than the base?  One dump (or java-sut timing file: pure mode, one node) per VM run in each directory; per-VM
+ * node values from iterations.h, tests and intervals from stats.h (design.md §5). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,15 +21,21 @@ static const char usage[] =
 	"Each DIR holds one dump (*.emp) per VM run, recorded with the agent option iteration=pkg.Class.method, all of\n"
 	"one mode.  Every call of that method is one iteration; per calling-context-tree node (a call path from the\n"
 	"iteration method down) its per-VM value is the mean over the measurement iterations of its inclusive time\n"
-	"(trace mode, ns) or inclusive sample count (sample mode), 0 in iterations where the node is absent.  Per node\n"
+	"(trace mode, ns) or inclusive sample count (sample mode), 0 in iterations where the node is absent.\n"
+	"Pure mode (no agent): each DIR holds instead one java-sut --timings file (*.csv, header iteration,duration_ns)\n"
+	"per VM run; the one node is the iteration (named by --iteration-name), its per-VM value the mean duration_ns\n"
+	"of the rows after --warmup (java-sut writes no row for its own warm-up iterations).  A DIR holding both *.emp\n"
+	"and *.csv, or neither, is an error, and so is a dump set against a timing set.  Per node\n"
 	"the base and new VM values are tested (two-sided), the ratio of means new/base gets a 95 % bootstrap interval,\n"
 	"and the verdict is slower / faster (p < alpha) or unchanged.  Changed nodes come first, deepest first;\n"
 	"root_cause marks a changed node none of whose descendants changed.  The Kalibera-Jones components of each\n"
 	"version (variance within VMs, between VMs, suggested iterations per VM) are shown per node.\n"
 	"\n"
-	"  --base=DIR        dumps of the base version (required)\n"
-	"  --new=DIR         dumps of the new version (required)\n"
+	"  --base=DIR        dumps or timing files of the base version (required)\n"
+	"  --new=DIR         dumps or timing files of the new version (required)\n"
 	"  --warmup=N        drop the first N iterations of every VM (default 0)\n"
+	"  --iteration-name=NAME  timing files: the name of their one node (default iteration; e.g.\n"
+	"                    emp.sut.CallTree.runIteration, the node path the iteration method has in dumps)\n"
 	"  --test=T          mwu (default: Mann-Whitney U as scipy's method='auto'), mwu-commons (commons-math3,\n"
 	"                    as Peass), welch (Welch's t-test)\n"
 	"  --alpha=A         significance level (default 0.01)\n"
@@ -111,7 +117,7 @@ int emp_cmd_compare(int argc, char **argv)
 {
 	struct emp_cli cli = { .command = "compare", .usage = usage };
 	enum { OPT_BASE = EMP_OPT_FIRST_FREE, OPT_NEW, OPT_WARMUP, OPT_TEST, OPT_ALPHA, OPT_MIN_PCT, OPT_SAMPLE_NS,
-	       OPT_RESAMPLES, OPT_SEED, OPT_VM_COST };
+	       OPT_RESAMPLES, OPT_SEED, OPT_VM_COST, OPT_ITER_NAME };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
 					      { "base", required_argument, NULL, OPT_BASE },
 					      { "new", required_argument, NULL, OPT_NEW },
@@ -123,6 +129,7 @@ int emp_cmd_compare(int argc, char **argv)
 					      { "resamples", required_argument, NULL, OPT_RESAMPLES },
 					      { "seed", required_argument, NULL, OPT_SEED },
 					      { "vm-cost", required_argument, NULL, OPT_VM_COST },
+					      { "iteration-name", required_argument, NULL, OPT_ITER_NAME },
 					      { 0, 0, 0, 0 } };
 	const char *dir[2] = { NULL, NULL };
 	struct emp_iter_opts io = { 0 };
@@ -165,6 +172,11 @@ int emp_cmd_compare(int argc, char **argv)
 			break;
 		case OPT_VM_COST:
 			vm_cost = emp_cli_number(&cli, "vm-cost", optarg, 1e-9, 1e12);
+			break;
+		case OPT_ITER_NAME:
+			if (!*optarg)
+				emp_cli_usage_error(&cli, "--iteration-name: expected a name");
+			io.iteration_name = optarg;
 			break;
 		default:
 			break;
@@ -239,9 +251,10 @@ int emp_cmd_compare(int argc, char **argv)
 	qsort(rows, nrows, sizeof(*rows), cmp_rows);
 
 	struct emp_report *rep = emp_report_new(cli.format);
-	const char *unit = s->mode == EMP_ITER_MODE_TRACE ? "ns per iteration (inclusive time)"
-			   : io.sample_ns                 ? "ns per iteration (samples x interval)"
-							  : "samples per iteration (inclusive)";
+	const char *unit = s->mode == EMP_ITER_MODE_TRACE  ? "ns per iteration (inclusive time)"
+			   : s->mode == EMP_ITER_MODE_PURE ? "ns per iteration (the SUT's own timings)"
+			   : io.sample_ns                  ? "ns per iteration (samples x interval)"
+							   : "samples per iteration (inclusive)";
 	emp_report_note(rep, "mode=%s, iterations of %s, values in %s", emp_iter_mode_name(s->mode),
 			emp_symtab_name(s->st, s->iter_gid, 0), unit);
 	if (s->mode == EMP_ITER_MODE_SAMPLE)
@@ -261,7 +274,7 @@ int emp_cmd_compare(int argc, char **argv)
 	emp_report_note(rep, "%zu nodes at or above %g %% of the iteration: %zu changed, %zu root causes", nrows,
 			min_pct, nchanged, ncause);
 
-	int dec = s->mode == EMP_ITER_MODE_TRACE || io.sample_ns ? 0 : 3;
+	int dec = s->mode == EMP_ITER_MODE_SAMPLE && !io.sample_ns ? 3 : 0;
 	if (cli.format == EMP_FMT_TEXT) {
 		static const char *const cols[] = { "verdict", "cause", "depth", "base_mean", "new_mean", "ratio",
 						    "ratio_95ci",  "p",     "node" };

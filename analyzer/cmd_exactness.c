@@ -26,9 +26,12 @@ static const char usage[] =
 	"measurement iterations; RESAMPLES times k VM values are drawn with replacement from each version and tested\n"
 	"(p < alpha: true positive, else false negative), RESAMPLES times two sets of k from the base (p < alpha: false\n"
 	"positive, else true negative); P = TP/(TP+FP), R = TP/(TP+FN), F1 = 2PR/(P+R).  Prints per node and iteration\n"
-	"count the smallest k with F1 > the threshold.  Deterministic for a given --seed.  Dumps as for `compare`.\n"
+	"count the smallest k with F1 > the threshold.  Deterministic for a given --seed.  Input as for `compare`:\n"
+	"dumps, or java-sut --timings files (*.csv; pure mode, no agent), whose one node is the iteration\n"
+	"(--iteration-name): a VM's value is then its mean duration_ns over the first i rows after --warmup,\n"
+	"comparable with the iteration method's row of a trace set.\n"
 	"\n"
-	"  --base=DIR, --new=DIR  dumps of the two versions, one per VM run (required)\n"
+	"  --base=DIR, --new=DIR  dumps or timing files of the two versions, one per VM run (required)\n"
 	"  --nodes=GLOBS     comma-separated globs matched against a node's path (frames joined by ';', as in compare)\n"
 	"                    or its method name; default: the iteration method itself\n"
 	"  --max-vms=K       largest k (default: the smaller number of VMs of the two versions); k runs from 2\n"
@@ -36,7 +39,9 @@ static const char usage[] =
 	"                    measurement iterations of a VM, and that count)\n"
 	"  --resamples=N     draws per cell and kind (default 1000)\n"
 	"  --seed=S          seed of the draws (default 1)\n"
-	"  --warmup=N        drop the first N iterations of every VM (default 0)\n"
+	"  --warmup=N        drop the first N iterations of every VM (default 0; java-sut's timing files hold no\n"
+	"                    warm-up rows)\n"
+	"  --iteration-name=NAME  timing files: the name of their one node (default iteration)\n"
 	"  --test=T          mwu (default), mwu-commons or welch, as in compare\n"
 	"  --alpha=A         significance level (default 0.01)\n"
 	"  --f1=F            threshold for the required VMs (default 0.98; F1 must be above it)\n"
@@ -188,7 +193,7 @@ int emp_cmd_exactness(int argc, char **argv)
 {
 	struct emp_cli cli = { .command = "exactness", .usage = usage };
 	enum { OPT_BASE = EMP_OPT_FIRST_FREE, OPT_NEW, OPT_NODES, OPT_MAX_VMS, OPT_ITERS, OPT_RESAMPLES, OPT_SEED,
-	       OPT_WARMUP, OPT_TEST, OPT_ALPHA, OPT_F1, OPT_SAMPLE_NS, OPT_CSV };
+	       OPT_WARMUP, OPT_TEST, OPT_ALPHA, OPT_F1, OPT_SAMPLE_NS, OPT_CSV, OPT_ITER_NAME };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
 					      { "base", required_argument, NULL, OPT_BASE },
 					      { "new", required_argument, NULL, OPT_NEW },
@@ -203,6 +208,7 @@ int emp_cmd_exactness(int argc, char **argv)
 					      { "f1", required_argument, NULL, OPT_F1 },
 					      { "sample-ns", no_argument, NULL, OPT_SAMPLE_NS },
 					      { "csv", required_argument, NULL, OPT_CSV },
+					      { "iteration-name", required_argument, NULL, OPT_ITER_NAME },
 					      { 0, 0, 0, 0 } };
 	const char *dir[2] = { NULL, NULL }, *nodes = NULL, *svg = NULL, *csv = NULL;
 	unsigned *iters = NULL, resamples = 1000;
@@ -256,6 +262,11 @@ int emp_cmd_exactness(int argc, char **argv)
 			break;
 		case OPT_CSV:
 			csv = optarg;
+			break;
+		case OPT_ITER_NAME:
+			if (!*optarg)
+				emp_cli_usage_error(&cli, "--iteration-name: expected a name");
+			io.iteration_name = optarg;
 			break;
 		case 'o':
 			svg = optarg;

@@ -2,9 +2,9 @@
 /* cmd_overhead.c - emp-analyze overhead: the agent's cost per iteration (and per call) from the timing files of
  * pure runs (no agent) and measured runs (with it), one VM run per file.
  *
- * Input: every *.csv in each DIR, sorted by name, one JVM run each, as java-sut --timings writes them: the header
- * "iteration,duration_ns" and one row "N,NS" per measured iteration.  Other files (.emp dumps among them) are
- * ignored; the variant is named after its DIR's last component.
+ * Input: every *.csv in each DIR, sorted by name, one JVM run each, as java-sut --timings writes them (read by
+ * timings.h): the header "iteration,duration_ns" and one row "N,NS" per measured iteration.  Other files (.emp
+ * dumps among them) are ignored; the variant is named after its DIR's last component.
  *
  * Per run the first --warmup rows are dropped and the rest averaged: one value per VM.  Overheads compare VM
  * means (the VM is the independent unit; iterations within a VM are not): absolute = mean(measured) - mean(pure)
@@ -12,7 +12,6 @@
  * the VMs of both sides (analyzer/stats.h).  The Kalibera-Jones split of each variant's variance into the
  * within-VM and between-VM components comes with the iterations per VM it suggests, given the cost of one VM
  * (--vm-cost, plus the warm-up iterations dropped) in iterations. */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -23,6 +22,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "stats.h"
+#include "timings.h"
 #include "util.h"
 
 static const char usage[] =
@@ -54,71 +54,12 @@ struct variant {
 	size_t *vm_n;    /* per VM: iterations kept */
 };
 
-static int csv_name(const struct dirent *d)
-{
-	size_t n = strlen(d->d_name);
-	return n > 4 && !strcmp(d->d_name + n - 4, ".csv");
-}
-
-/* Read one timing file into its VM's mean/variance; exits with a one-line message naming the file (and the
- * line) on anything but a well-formed file with at least one iteration after the warm-up. */
-static void read_timings(const char *path, unsigned long warmup, double *mean, double *var, size_t *kept)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		emp_die("%s: %s", path, strerror(errno));
-	char *line = NULL;
-	size_t cap = 0, lineno = 0, nv = 0, vcap = 0;
-	double *v = NULL;
-	ssize_t len;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = 0;
-		if (lineno == 1) {
-			if (strcmp(line, "iteration,duration_ns"))
-				emp_die("%s:1: expected the header 'iteration,duration_ns' (a java-sut --timings file)", path);
-			continue;
-		}
-		char *end;
-		errno = 0;
-		unsigned long long it = strtoull(line, &end, 10);
-		int ok = end != line && *end == ',' && line[0] != '-';
-		char *num = end + 1;
-		unsigned long long ns = ok ? strtoull(num, &end, 10) : 0;
-		ok = ok && end != num && *end == 0 && *num != '-' && errno == 0;
-		if (!ok)
-			emp_die("%s:%zu: expected 'iteration,duration_ns' (two integers), got '%.60s'", path, lineno, line);
-		if (it + 1 != lineno - 1)
-			emp_die("%s:%zu: iteration %llu out of order (expected %zu)", path, lineno, it, lineno - 2);
-		if (it < warmup)
-			continue;
-		if (nv == vcap) {
-			vcap = vcap ? 2 * vcap : 1024;
-			v = emp_xrealloc(v, vcap * sizeof(*v));
-		}
-		v[nv++] = (double)ns;
-	}
-	if (ferror(f))
-		emp_die("%s: %s", path, strerror(errno));
-	fclose(f);
-	free(line);
-	if (lineno == 0)
-		emp_die("%s: empty file (expected the header 'iteration,duration_ns')", path);
-	if (nv == 0)
-		emp_die("%s: no iterations after --warmup %lu (the file has %zu)", path, warmup, lineno - 1);
-	*mean = emp_stats_mean(v, nv);
-	*var = emp_stats_variance(v, nv);
-	*kept = nv;
-	free(v);
-}
-
 static void read_variant(struct variant *var, unsigned long warmup)
 {
-	struct dirent **ents;
-	int n = scandir(var->dir, &ents, csv_name, alphasort);
+	char **paths;
+	int n = emp_timings_list(var->dir, ".csv", &paths);
 	if (n < 0)
-		emp_die("%s: %s", var->dir, strerror(errno));
+		exit(EMP_EXIT_ERROR);
 	if (n == 0)
 		emp_die("%s: no timing files (*.csv, java-sut --timings)", var->dir);
 	var->vms = (size_t)n;
@@ -126,14 +67,14 @@ static void read_variant(struct variant *var, unsigned long warmup)
 	var->vm_var = emp_xcalloc((size_t)n, sizeof(double));
 	var->vm_n = emp_xcalloc((size_t)n, sizeof(size_t));
 	for (int i = 0; i < n; i++) {
-		size_t len = strlen(var->dir) + strlen(ents[i]->d_name) + 2;
-		char *path = emp_xmalloc(len);
-		snprintf(path, len, "%s/%s", var->dir, ents[i]->d_name);
-		read_timings(path, warmup, &var->vm_mean[i], &var->vm_var[i], &var->vm_n[i]);
-		free(path);
-		free(ents[i]);
+		double *v;
+		if (emp_timings_read(paths[i], warmup, &v, &var->vm_n[i]))
+			exit(EMP_EXIT_ERROR);
+		var->vm_mean[i] = emp_stats_mean(v, var->vm_n[i]);
+		var->vm_var[i] = emp_stats_variance(v, var->vm_n[i]);
+		free(v);
 	}
-	free(ents);
+	emp_timings_list_free(paths, (size_t)n);
 	/* the name: the last non-empty path component */
 	const char *d = var->dir, *end = d + strlen(d);
 	while (end > d + 1 && end[-1] == '/')

@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* iterations.c - per-VM node values from dumps split into iterations; see iterations.h. */
+/* iterations.c - per-VM node values from dumps split into iterations, or from timing files; see iterations.h. */
 #include "iterations.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "dump_reader.h"
 #include "folded.h"
+#include "timings.h"
 #include "trace.h"
 #include "util.h"
 
@@ -58,6 +56,8 @@ const char *emp_iter_mode_name(enum emp_iter_mode m)
 		return "sample";
 	case EMP_ITER_MODE_TRACE:
 		return "trace";
+	case EMP_ITER_MODE_PURE:
+		return "pure";
 	case EMP_ITER_MODE_NONE:
 		break;
 	}
@@ -221,14 +221,15 @@ static size_t merge_pairs(struct iter *it)
 	return it->n = w + 1;
 }
 
-/* Turn the iterations of the dump just read into the VM's per-node figures; @scale converts the stored values
- * (ticks to ns in trace mode, 1 in sample mode, where a sample already counts 1 or the interval). */
-static void reduce(struct load *l, struct emp_iter_vm *vm, double scale)
+/* Turn the iterations of the file just read into the VM's per-node figures, the first @warmup (by start time)
+ * dropped; @scale converts the stored values (ticks to ns in trace mode, 1 in sample mode, where a sample already
+ * counts 1 or the interval, and for timing files, which hold ns). */
+static void reduce(struct load *l, struct emp_iter_vm *vm, double scale, unsigned warmup)
 {
 	const struct emp_iter_opts *o = &l->s->o;
 	qsort(l->iters, l->niters, sizeof(*l->iters), cmp_tin);
-	struct iter *m = l->iters + o->warmup;
-	uint32_t nm = (uint32_t)(l->niters - o->warmup), nn = emp_cct_size(l->s->cct);
+	struct iter *m = l->iters + warmup;
+	uint32_t nm = (uint32_t)(l->niters - warmup), nn = emp_cct_size(l->s->cct);
 	vm->iterations = nm;
 	vm->nnodes = nn;
 	vm->mean = emp_xcalloc(nn, sizeof(double));
@@ -260,6 +261,28 @@ static void reduce(struct load *l, struct emp_iter_vm *vm, double scale)
 	for (uint32_t k = 0; k < nn; k++)
 		vm->var[k] = nm < 2 ? 0 : (vm->var[k] + (double)(nm - cnt[k]) * vm->mean[k] * vm->mean[k]) / (nm - 1);
 	free(cnt);
+}
+
+/* A set holds dumps or timing files: refuse @path, @what (a timing file or files when @timing), in a set of the
+ * other kind.  Return: 0 or -1 after printing. */
+static int check_kind(const struct emp_iter_set *s, const char *path, int timing, const char *what)
+{
+	if (s->mode == EMP_ITER_MODE_NONE || (s->mode == EMP_ITER_MODE_PURE) == (timing != 0))
+		return 0;
+	emp_errorf("%s: %s, but %s is %s: compare dumps with dumps and timing files with timing files", path, what,
+		   s->first_path, timing ? "a dump" : "a timing file");
+	return -1;
+}
+
+/* A new VM of @group read from @path, at the end of the set's VMs. */
+static struct emp_iter_vm *new_vm(struct emp_iter_set *s, unsigned group, const char *path)
+{
+	s->vms = emp_xrealloc(s->vms, (s->nvms + 1) * sizeof(*s->vms));
+	struct emp_iter_vm *vm = &s->vms[s->nvms++];
+	memset(vm, 0, sizeof(*vm));
+	vm->path = emp_xstrdup(path);
+	vm->group = group;
+	return vm;
 }
 
 /* Mode and interval of the dump against the set's.  Return: 0 or -1 after printing. */
@@ -298,6 +321,13 @@ static int check_meta(struct emp_iter_set *s, struct emp_dump_reader *r, const c
 
 int emp_iter_load(struct emp_iter_set *s, struct emp_cli *cli, unsigned group, const char *path)
 {
+	if (check_kind(s, path, 0, "a dump"))
+		return -1;
+	if (s->o.iteration_name) {
+		emp_errorf("%s: a dump names its iteration method itself (agent option iteration=); --iteration-name=%s "
+			   "is for timing files", path, s->o.iteration_name);
+		return -1;
+	}
 	struct emp_dump_reader *r = emp_cli_open(cli, path);
 	if (!r)
 		return -1;
@@ -348,12 +378,8 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_cli *cli, unsigned group, c
 		emp_errorf("%s: %zu complete iterations, none left after --warmup %u", path, l.niters, s->o.warmup);
 		goto out;
 	}
-	s->vms = emp_xrealloc(s->vms, (s->nvms + 1) * sizeof(*s->vms));
-	struct emp_iter_vm *vm = &s->vms[s->nvms++];
-	memset(vm, 0, sizeof(*vm));
-	vm->path = emp_xstrdup(path);
-	vm->group = group;
-	reduce(&l, vm, s->mode == EMP_ITER_MODE_TRACE ? emp_dump_ticks_to_ns(r, 1.0) : 1.0);
+	reduce(&l, new_vm(s, group, path), s->mode == EMP_ITER_MODE_TRACE ? emp_dump_ticks_to_ns(r, 1.0) : 1.0,
+	       s->o.warmup);
 	rc = 0;
 out:
 	for (size_t i = 0; i < l.niters; i++)
@@ -367,50 +393,60 @@ out:
 	return rc;
 }
 
-static int cmp_str(const void *a, const void *b)
+int emp_iter_load_timings(struct emp_iter_set *s, unsigned group, const char *path)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	if (check_kind(s, path, 1, "a timing file"))
+		return -1;
+	double *ns;
+	size_t n;
+	if (emp_timings_read(path, s->o.warmup, &ns, &n))
+		return -1;
+	if (s->mode == EMP_ITER_MODE_NONE) {
+		s->mode = EMP_ITER_MODE_PURE;
+		s->first_path = emp_xstrdup(path);
+		s->iter_gid = emp_symtab_intern(s->st, EMP_FRAME_PSEUDO, 0, "",
+						s->o.iteration_name ? s->o.iteration_name : "iteration", "");
+	}
+	/* one iteration per row, in file order, each with the value of the one node; the warm-up rows were not read */
+	uint32_t node = emp_cct_child(s->cct, emp_cct_root(s->cct), s->iter_gid)->id;
+	struct load l = { .s = s, .niters = n };
+	struct pair *p = emp_xmalloc(n * sizeof(*p));
+	l.iters = emp_xmalloc(n * sizeof(*l.iters));
+	for (size_t i = 0; i < n; i++) {
+		p[i] = (struct pair){ .node = node, .v = ns[i] };
+		l.iters[i] = (struct iter){ .tin = i, .done = 1, .p = &p[i], .n = 1, .cap = 1 };
+	}
+	reduce(&l, new_vm(s, group, path), 1.0, 0);
+	free(l.iters);
+	free(p);
+	free(ns);
+	return 0;
 }
 
 int emp_iter_load_dir(struct emp_iter_set *s, struct emp_cli *cli, unsigned group, const char *dir)
 {
-	DIR *d = opendir(dir);
-	if (!d) {
-		emp_errorf("%s: %s", dir, strerror(errno));
-		return -1;
+	char **emp = NULL, **csv = NULL;
+	int ne = emp_timings_list(dir, ".emp", &emp), nc = ne < 0 ? -1 : emp_timings_list(dir, ".csv", &csv);
+	int rc = -1;
+	if (ne < 0 || nc < 0)
+		goto out;
+	if (ne && nc) {
+		emp_errorf("%s: both dumps (*.emp) and timing files (*.csv) in this directory: one set per directory", dir);
+		goto out;
 	}
-	char **names = NULL;
-	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		if (len < 5 || strcmp(e->d_name + len - 4, ".emp"))
-			continue;
-		char *p = NULL;
-		if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
-			emp_die("out of memory");
-		struct stat sb;
-		if (stat(p, &sb) || !S_ISREG(sb.st_mode)) {
-			free(p);
-			continue;
-		}
-		names = emp_xrealloc(names, (n + 1) * sizeof(*names));
-		names[n++] = p;
+	if (!ne && !nc) {
+		emp_errorf("%s: no dump (*.emp) and no timing file (*.csv) in this directory", dir);
+		goto out;
 	}
-	closedir(d);
-	int rc = (int)n;
-	if (!n) {
-		emp_errorf("%s: no dump (*.emp) in this directory", dir);
-		rc = -1;
-	}
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n; i++) {
-		if (rc >= 0 && emp_iter_load(s, cli, group, names[i]))
-			rc = -1;
-		free(names[i]);
-	}
-	free(names);
+	if (check_kind(s, dir, nc, nc ? "timing files (*.csv)" : "dumps (*.emp)"))
+		goto out;
+	for (int i = 0; i < ne + nc; i++)
+		if (nc ? emp_iter_load_timings(s, group, csv[i]) : emp_iter_load(s, cli, group, emp[i]))
+			goto out;
+	rc = ne + nc;
+out:
+	emp_timings_list_free(emp, ne > 0 ? (size_t)ne : 0);
+	emp_timings_list_free(csv, nc > 0 ? (size_t)nc : 0);
 	return rc;
 }
 

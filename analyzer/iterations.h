@@ -18,9 +18,16 @@
  * (exactness).  Memory: the nodes of the union tree times the VMs (a few doubles each), plus while one dump is
  * read its iterations' sparse (node, value) lists.
  *
+ * A set may instead hold java-sut timing files (timings.h; pure mode: no agent, the SUT times its own
+ * iterations).  Such a set has exactly one node, the iteration, named by emp_iter_opts.iteration_name (a pseudo
+ * frame, so its node path is that name): a file's rows after the first @warmup are the measurement iterations in
+ * file order, each row the iteration node's value in that iteration, and the per-VM mean, variance and prefix
+ * means follow the same rules as for dumps.  With iteration_name = pkg.Class.method a pure set's node path is
+ * the one the iteration method's node has in a trace set, and its values are comparable.
+ *
  * Every VM of a set shares one symbol table and one union tree, so node ids are comparable across VMs and
- * versions.  Every dump of a set must have the same mode (sample or trace), the same iteration method and, in
- * sample mode, the same interval.  Not thread-safe.
+ * versions.  A set holds dumps or timing files, never both; every dump of a set must have the same mode (sample or
+ * trace), the same iteration method and, in sample mode, the same interval.  Not thread-safe.
  */
 #ifndef EMP_ITERATIONS_H
 #define EMP_ITERATIONS_H
@@ -32,17 +39,19 @@
 #include "cli.h"
 #include "symtab.h"
 
-enum emp_iter_mode { EMP_ITER_MODE_NONE, EMP_ITER_MODE_SAMPLE, EMP_ITER_MODE_TRACE };
+/* The kind of a set: none before its first file, the dumps' mode, or pure (timing files). */
+enum emp_iter_mode { EMP_ITER_MODE_NONE, EMP_ITER_MODE_SAMPLE, EMP_ITER_MODE_TRACE, EMP_ITER_MODE_PURE };
 
 struct emp_iter_opts {
 	unsigned warmup;          /* iterations dropped at the start of every VM */
 	int sample_ns;            /* sample mode: a sample counts the interval in ns instead of 1 */
 	const unsigned *prefix;   /* iteration counts (>= 1) for prefix means; NULL when none */
 	size_t nprefix;
+	const char *iteration_name; /* timing sets: the name of their one node; NULL for "iteration" */
 };
 
 struct emp_iter_vm {
-	char *path;               /* the dump */
+	char *path;               /* the dump or timing file */
 	unsigned group;           /* the caller's group (base 0, new 1) */
 	uint32_t iterations;      /* measurement iterations */
 	uint32_t nnodes;          /* the arrays cover node ids < nnodes; larger ids are 0 in this VM */
@@ -57,8 +66,9 @@ struct emp_iter_set {
 	struct emp_cct *cct;      /* union of the VMs' iteration trees; the root's child is the iteration method */
 	enum emp_iter_mode mode;
 	uint64_t interval_ns;     /* sample mode: the dumps' sampling interval */
-	uint32_t iter_gid;        /* the iteration method, EMP_CCT_NO_SYMBOL before the first dump */
-	char *first_path;         /* the dump that set mode, interval and iteration method (for messages) */
+	uint32_t iter_gid;        /* the iteration method (pure: the iteration's pseudo frame), EMP_CCT_NO_SYMBOL
+				   * before the first file */
+	char *first_path;         /* the file that set mode, interval and iteration method (for messages) */
 	struct emp_iter_vm *vms;
 	size_t nvms;
 	struct emp_iter_opts o;
@@ -70,13 +80,20 @@ void emp_iter_free(struct emp_iter_set *s);
 
 /* emp_iter_load - read the dump @path as one VM of @group.  Truncated and corrupt dumps are reported through @cli
  * (emp_cli_done: exit status 3 or 1) and used as far as they could be read.
- * Return: 0, or -1 after printing one line: unreadable dump, mode neither sample nor trace, a mode, iteration
- * method or sampling interval differing from the dumps read before, no iteration markers, or no measurement
- * iteration left after the warm-up. */
+ * Return: 0, or -1 after printing one line: the set holds timing files, o.iteration_name is set (it names the node
+ * of timing files only), unreadable dump, mode neither sample nor trace, a mode, iteration method or sampling
+ * interval differing from the dumps read before, no iteration markers, or no measurement iteration left after the
+ * warm-up. */
 int emp_iter_load(struct emp_iter_set *s, struct emp_cli *cli, unsigned group, const char *path);
-/* emp_iter_load_dir - every regular file named *.emp in the directory @dir, in name order, as VMs of @group.
- * Return: the number of dumps read, or -1 after printing one line (not a directory, no *.emp in it, or a dump that
- * emp_iter_load() refused). */
+/* emp_iter_load_timings - read the java-sut timing file @path as one VM of @group (pure mode).
+ * Return: 0, or -1 after printing one line: the set holds dumps, or emp_timings_read() refused the file (no row
+ * left after the warm-up among the reasons). */
+int emp_iter_load_timings(struct emp_iter_set *s, unsigned group, const char *path);
+/* emp_iter_load_dir - the run files of the directory @dir (timings.h emp_timings_list()), in name order, as VMs
+ * of @group: its *.emp dumps when it holds no *.csv, its *.csv timing files when it holds no *.emp.
+ * Return: the number of files read, or -1 after printing one line: not a directory, both or neither kind of file
+ * in it, a kind other than the set's (dumps and timing files are not compared), or a file that emp_iter_load() or
+ * emp_iter_load_timings() refused. */
 int emp_iter_load_dir(struct emp_iter_set *s, struct emp_cli *cli, unsigned group, const char *dir);
 
 /* emp_iter_value - the per-VM value of node @id in @vm (0 when the VM never reached the node). */
@@ -86,12 +103,12 @@ double emp_iter_var(const struct emp_iter_vm *vm, uint32_t id);
 /* emp_iter_prefix_value - the mean of node @id over the first o.prefix[@c] iterations of @vm. */
 double emp_iter_prefix_value(const struct emp_iter_set *s, const struct emp_iter_vm *vm, size_t c, uint32_t id);
 
-/* emp_iter_node_path - the call path of @n from the iteration method down, frames by their display names (no
- * descriptor) escaped as in folded stacks (';' becomes ':', control characters '?') and joined by ';', so the
- * method is the last element.  Return: a malloc'ed string. */
+/* emp_iter_node_path - the call path of @n from the iteration method down (pure: the iteration's name), frames by
+ * their display names (no descriptor) escaped as in folded stacks (';' becomes ':', control characters '?') and
+ * joined by ';', so the method is the last element.  Return: a malloc'ed string. */
 char *emp_iter_node_path(const struct emp_iter_set *s, const struct emp_cct_node *n);
 
-/* Name of a mode as the dumps' META spells it ("sample", "trace"). */
+/* Name of a mode as the dumps' META spells it ("sample", "trace"), "pure" for timing files. */
 const char *emp_iter_mode_name(enum emp_iter_mode m);
 
 #endif /* EMP_ITERATIONS_H */

@@ -5,7 +5,10 @@
 # CallTree depths × Δ (and Δ = 0, the base) in modes pure, trace (every tree method) and sample at 1/10/20 ms,
 # all with iteration=emp.sut.CallTree.runIteration; VMs interleaved over every configuration and mode (runner.sh:
 # CPU and wall time per run, busy runs flagged); then `emp-analyze exactness` per depth, mode and Δ on the slow leaf
-# D<d>.leaf_0 and on runIteration, writing heatmaps and grids, and the table of required VMs.
+# D<d>.leaf_0 and on runIteration, writing heatmaps and grids, and the table of required VMs.  Pure mode (no agent)
+# is the reference row: its per-VM values come from the SUT's own timing files (java-sut --timings, one row per
+# measured iteration, no warm-up rows), whose one node is the iteration, named runIteration here so the row lines
+# up with the others; it has no leaf figure.
 #
 # Usage: bench/exactness.sh [--quick | --full]      (make bench-exactness BENCH_ARGS=--quick)
 #   default  depths 2 4 6 8, Δ 1..5 %, 15 VMs per version and mode  (~1 hour on 2 cores)
@@ -13,8 +16,6 @@
 #   --quick  depths 2 4, Δ 5 %, modes trace and sample 1 ms, 6 VMs, 300+300 iterations (a few minutes)
 # Knobs (env): VMS, DEPTHS, DELTAS, MODES ("pure trace s1 s10 s20"), WARMUP (1000), ITERS (1000), LEAF_CALLS (300),
 #   RESAMPLES (1000), SEED (1), plus runner.sh's JAVA, PIN, BENCH_FLAG_RATIO, BENCH_RESULTS.
-# Pure runs give the SUT's own timings (overhead context in the manifest); their F1 needs per-VM values from
-# timing files, which `exactness` does not read yet, so the table has no pure row.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/runner.sh
@@ -37,6 +38,12 @@ echo "knobs: VMS=$VMS DEPTHS='$DEPTHS' DELTAS='$DELTAS' MODES='$MODES' WARMUP=$W
 	>>"$BENCH_DIR/machine.txt"
 
 ITER=iteration=emp.sut.CallTree.runIteration
+# The runner deletes every run's timings.csv once reduced (unless KEEP_RAW=1); a pure run's timing file is its
+# data for `exactness`, so this hook (runner.sh calls bench_count_pure after each pure run) keeps a copy and
+# reports its row count.
+bench_count_pure() {
+	cp "$1/timings.csv" "$1/pure-timings.csv" && echo "iterations $(($(wc -l <"$1/pure-timings.csv") - 1))"
+}
 for m in $MODES; do
 	case $m in
 	pure) bench_variant pure "" ;;
@@ -53,34 +60,39 @@ for d in $DEPTHS; do
 done
 bench_run "$VMS"
 
-# One directory of dumps per depth, mode and Δ for `exactness`.
+# One directory of dumps (pure: timing files) per depth, mode and Δ for `exactness`.
 for d in $DEPTHS; do
 	for m in $MODES; do
-		[[ $m == pure ]] && continue
+		file=run.emp ext=emp
+		[[ $m == pure ]] && file=pure-timings.csv ext=csv
 		for x in 0 $DELTAS; do
 			set_dir=$BENCH_DIR/sets/d$d/$m/x$x
 			mkdir -p "$set_dir"
-			for r in "$BENCH_DIR"/runs/ct-d$d-x$x-$m-vm*/run.emp; do
-				[[ -f $r ]] && ln -s "$r" "$set_dir/$(basename "$(dirname "$r")").emp"
+			for r in "$BENCH_DIR"/runs/ct-d$d-x$x-$m-vm*/$file; do
+				[[ -f $r ]] && ln -s "$r" "$set_dir/$(basename "$(dirname "$r")").$ext"
 			done
 		done
 	done
 done
 
-# exactness per depth, mode and Δ; the required VMs of the slow leaf at all ITERS iterations into table.csv.
+# exactness per depth, mode and Δ; the required VMs of the slow leaf and of runIteration (pure: the iteration as
+# the SUT times it; its timing files hold no warm-up rows) at all ITERS iterations into table.csv.
 echo "depth,mode,delta,node,required_vms,f1_at_max_vms,max_vms" >"$BENCH_DIR/table.csv"
 n=0
 for d in $DEPTHS; do
 	for m in $MODES; do
-		[[ $m == pure ]] && continue
+		if [[ $m == pure ]]; then
+			sel=(--warmup 0 --iteration-name emp.sut.CallTree.runIteration)
+		else
+			sel=(--warmup "$WARMUP" --nodes "emp.sut.CallTree.runIteration,emp.sut.tree.D$d.leaf_0")
+		fi
 		for x in $DELTAS; do
 			n=$((n + 1))
 			printf '\r\033[Kbench: exactness depth %s %s delta %s' "$d" "$m" "$x" >&2
 			out=$BENCH_DIR/exactness/d$d-$m-x$x
 			mkdir -p "$out"
 			"$EMP_ANALYZE" exactness --base "$BENCH_DIR/sets/d$d/$m/x0" --new "$BENCH_DIR/sets/d$d/$m/x$x" \
-				--warmup "$WARMUP" --nodes "emp.sut.CallTree.runIteration,emp.sut.tree.D$d.leaf_0" \
-				--iterations "$ITERS" --resamples "$RESAMPLES" --seed "$SEED" --max-vms "$VMS" \
+				"${sel[@]}" --iterations "$ITERS" --resamples "$RESAMPLES" --seed "$SEED" --max-vms "$VMS" \
 				--csv "$out/grid.csv" -o "$out/heatmap.svg" --format=csv >"$out/required.csv" 2>"$out/stderr.txt" ||
 				echo "exactness d$d $m x$x failed: $(head -2 "$out/stderr.txt")" >&2
 			awk -F, -v d="$d" -v m="$m" -v x="$x" 'NR > 1 {
@@ -96,7 +108,7 @@ printf '\r\033[Kbench: %d exactness grids in %s/exactness\n' "$n" "$BENCH_DIR" >
 	echo
 	echo "VMs per version needed for F1 > 98 % (test mwu, alpha 0.01, $RESAMPLES resamples, $ITERS measurement"
 	echo "iterations per VM after $WARMUP warm-up, at most $VMS VMs: '>$VMS' = not reached).  Node: the slow leaf"
-	echo "D<d>.leaf_0 (runIteration in parentheses)."
+	echo "D<d>.leaf_0 (runIteration in parentheses; pure: no agent, the SUT's own time of runIteration only)."
 	echo
 	printf '| depth | mode |'
 	for x in $DELTAS; do printf ' Δ %s %% |' "$(awk -v x="$x" 'BEGIN { print x * 100 }')"; done
@@ -106,13 +118,12 @@ printf '\r\033[Kbench: %d exactness grids in %s/exactness\n' "$n" "$BENCH_DIR" >
 	echo
 	for d in $DEPTHS; do
 		for m in $MODES; do
-			[[ $m == pure ]] && continue
 			printf '| %s | %s |' "$d" "$m"
 			for x in $DELTAS; do
 				awk -F, -v d="$d" -v m="$m" -v x="$x" -v k="$VMS" '
 					$1 == d && $2 == m && $3 == x { v = $5 == "" ? ">" k : $5
 						if ($4 ~ /leaf_0$/) leaf = v; else root = v }
-					END { printf " %s (%s) |", leaf, root }' "$BENCH_DIR/table.csv"
+					END { printf " %s (%s) |", leaf == "" ? "–" : leaf, root }' "$BENCH_DIR/table.csv"
 			done
 			echo
 		done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # analyzer_errors.sh - emp-analyze's error paths, end to end: exit statuses (0 ok, 1 unreadable or corrupt input,
 # 2 bad command line, 3 truncated input), exact one-line messages naming the file and the byte offset, nothing on
-# stdout for a usage error, the report still printed for a truncated dump.
+# stdout for a usage error, the report still printed for a truncated dump; compare's and exactness's refusals of
+# timing-file sets (pure mode: empty or mixed directory, bad header, a timing set against a dump set).
 # Dumps come from the unit tests' dump/corpus test (EMP_TEST_CORPUS), so no binary dump is kept in the repository;
 # damaged copies are made here with dd.  Every check runs; each failure is printed; exit 0 pass, 1 fail.
 source "$(dirname "$0")/../lib/common.sh"
@@ -195,6 +196,39 @@ expect "truncated + missing + complete" 1
 [ "$(wc -l <"$TMP/err")" == 2 ] || bad "truncated + missing + complete: expected 2 stderr lines: $ERR"
 run info "$CORRUPT" "$TRUNC"
 expect "corrupt + truncated" 1
+
+# ---- compare and exactness on timing files (pure mode): one line each, exit 1, nothing on stdout --------------
+TS=$TMP/timing-sets
+mkdir -p "$TS/base" "$TS/new" "$TS/empty" "$TS/mixed" "$TS/badhdr" "$TS/dumps"
+for d in base new mixed; do printf 'iteration,duration_ns\n0,100\n1,110\n' >"$TS/$d/vm1.csv"; done
+cp "$GOOD" "$TS/mixed/vm2.emp"
+cp "$GOOD" "$TS/dumps/vm1.emp"
+printf 'iter,ns\n0,5\n' >"$TS/badhdr/vm1.csv"
+for c in compare exactness; do
+    run "$c" --base "$TS/empty" --new "$TS/new"
+    expect "$c: empty directory" 1 "emp-analyze: $TS/empty: no dump (*.emp) and no timing file (*.csv) in this directory"
+    expect_stdout_empty "$c: empty directory"
+    run "$c" --base "$TS/base" --new "$TS/mixed"
+    expect "$c: dumps and timing files in one directory" 1 \
+        "emp-analyze: $TS/mixed: both dumps (*.emp) and timing files (*.csv) in this directory: one set per directory"
+    expect_stdout_empty "$c: dumps and timing files in one directory"
+    run "$c" --base "$TS/badhdr" --new "$TS/new"
+    expect "$c: bad header" 1 \
+        "emp-analyze: $TS/badhdr/vm1.csv:1: expected the header 'iteration,duration_ns' (a java-sut --timings file)"
+    expect_stdout_empty "$c: bad header"
+    run "$c" --base "$TS/base" --new "$TS/dumps"
+    expect "$c: timing set against a dump set" 1 "emp-analyze: $TS/dumps: dumps (*.emp), but $TS/base/vm1.csv is a timing file: compare dumps with dumps and timing files with timing files"
+    expect_stdout_empty "$c: timing set against a dump set"
+    run "$c" --base "$TS/base" --new "$TS/new" --warmup 2
+    expect "$c: warm-up swallows a timing file" 1 "emp-analyze: $TS/base/vm1.csv: no iterations after --warmup 2 (the file has 2)"
+    expect_stdout_empty "$c: warm-up swallows a timing file"
+    run "$c" --base "$TS/dumps" --new "$TS/dumps" --iteration-name=x
+    expect "$c: --iteration-name with dumps" 1 "emp-analyze: $TS/dumps/vm1.emp: a dump names its iteration method itself (agent option iteration=); --iteration-name=x is for timing files"
+    expect_stdout_empty "$c: --iteration-name with dumps"
+    run "$c" --base "$TS/base" --new "$TS/new" --iteration-name=
+    expect "$c: empty --iteration-name" 2 "emp-analyze $c: --iteration-name: expected a name (see emp-analyze $c --help)"
+    expect_stdout_empty "$c: empty --iteration-name"
+done
 
 if [ "$failures" -gt 0 ]; then
     echo "analyzer_errors: $failures check(s) failed"

@@ -6,7 +6,8 @@
 # leaf D2.leaf_0 runs 165 tasks instead of 150, +10 %, the whole iteration +5 %) and 10 more of the base, run
 # interleaved (base, new, base2, base, ...) so a change of machine load hits the three sets alike.  Asserts:
 # base-vs-new flags D2.leaf_0 slower and leaves D2.leaf_1 (150 tasks in both) unchanged; base-vs-base2 flags no
-# node at all.
+# node at all.  Pure mode (no agent, java-sut --timings files, as many VMs): compare and exactness see one node,
+# the iteration, with every measured iteration; base-vs-new flags it slower, base-vs-base2 does not.
 #
 # Parameters, chosen for power on a loaded 2-core machine (no timing assertion: only verdicts):
 #   trace mode measures wall time between ENTER and EXIT, so preemption by other processes adds noise to every
@@ -32,16 +33,21 @@ check() { # check DESCRIPTION COMMAND...
 	if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
 }
 
-# run MODE SET VM DELTA - one CallTree VM writing $T/MODE/SET/vmVM.emp
+# run MODE SET VM DELTA - one CallTree VM writing $T/MODE/SET/vmVM.emp, or in mode pure (no agent) the SUT's own
+# timing file $T/pure/SET/vmVM.csv
 run() {
-	local opts
+	local opts jvm=() sut=()
 	case $1 in
 	trace) opts="mode=trace,include=emp.sut.tree.*" ;;
 	sample) opts="mode=sample,interval=1ms" ;;
 	esac
-	"$JAVA" -agentpath:"$LIB=$opts,iteration=emp.sut.CallTree.runIteration,out=$T/$1/$2/vm$3.emp" -cp "$JAR" \
-		emp.sut.CallTree --depth 2 --warmup "$WARMUP" --iterations "$ITERS" --delta "$4" >/dev/null 2>"$T/$1-$2-$3.err" ||
-		echo "run $1 $2 $3 failed: $(head -3 "$T/$1-$2-$3.err")" >&2
+	if [[ $1 == pure ]]; then
+		sut=(--timings "$T/$1/$2/vm$3.csv")
+	else
+		jvm=(-agentpath:"$LIB=$opts,iteration=emp.sut.CallTree.runIteration,out=$T/$1/$2/vm$3.emp")
+	fi
+	"$JAVA" "${jvm[@]}" -cp "$JAR" emp.sut.CallTree --depth 2 --warmup "$WARMUP" --iterations "$ITERS" --delta "$4" \
+		"${sut[@]}" >/dev/null 2>"$T/$1-$2-$3.err" || echo "run $1 $2 $3 failed: $(head -3 "$T/$1-$2-$3.err")" >&2
 }
 export -f run
 export T LIB JAR JAVA WARMUP ITERS
@@ -87,6 +93,37 @@ for mode in trace sample; do
 	fi
 done
 
+# Pure mode (no agent; issue #5's reference row): the SUT's own timing files, one node, the iteration, named as
+# the dumps name it.  Run alone like trace mode (wall time).  The iteration is +5 % in the new version.
+mkdir -p "$T/pure/base" "$T/pure/new" "$T/pure/base2"
+for ((i = 1; i <= VMS; i++)); do
+	printf 'pure base %d 0\npure new %d 0.05\npure base2 %d 0\n' "$i" "$i" "$i"
+done | xargs -P 1 -L 1 bash -c 'run "$@"' _
+n=$(ls "$T/pure"/*/*.csv 2>/dev/null | wc -l)
+check "pure: $((3 * VMS)) timing files written" test "$n" -eq $((3 * VMS))
+IT=emp.sut.CallTree.runIteration
+"$EA" compare --base "$T/pure/base" --new "$T/pure/new" --iteration-name=$IT >"$T/pure.txt"
+check "pure: compare exits 0" test $? -eq 0
+"$EA" compare --base "$T/pure/base" --new "$T/pure/new" --iteration-name=$IT --format=csv >"$T/pure.csv"
+"$EA" compare --base "$T/pure/base" --new "$T/pure/base2" --iteration-name=$IT --format=csv >"$T/pure-bb.csv"
+# java-sut writes the measured iterations only: all of them are measurement iterations without --warmup
+check "pure: $VMS VMs of $ITERS iterations per version" \
+	grep -q "^base: $T/pure/base, $VMS VMs, $ITERS-$ITERS measurement iterations each" "$T/pure.txt"
+check "pure: one node, the iteration" awk -F, -v n="$VMS" -v it="$IT" \
+	'NR > 1 { rows++; ok = $1 == it && $10 == 1 && $13 == n && $14 == n } END { exit !(rows == 1 && ok) }' "$T/pure.csv"
+cv=$(awk -F, 'NR == 2 { printf "%.2f", sqrt($15) / $2 }' "$T/pure.csv")
+if awk -v c="$cv" 'BEGIN { exit !(c > 0.3) }'; then
+	echo "skip pure: verdict (machine too loaded: within-VM CV $cv > 0.3)"
+else
+	check "pure: the iteration slower" awk -F, 'NR == 2 { exit !($8 == "slower") }' "$T/pure.csv"
+fi
+check "pure: base vs base flags nothing" awk -F, 'NR == 2 { exit !($8 == "unchanged") }' "$T/pure-bb.csv"
+"$EA" exactness --base "$T/pure/base" --new "$T/pure/new" --iteration-name=$IT --iterations "$ITERS" \
+	--resamples 200 --format=csv >"$T/pure-exactness.csv"
+check "pure: exactness, one row for the iteration" awk -F, -v it="$IT" -v n="$ITERS" -v k="$VMS" \
+	'NR > 1 { rows++; ok = $1 == it && $2 == n && $5 == k } END { exit !(rows == 1 && ok) }' "$T/pure-exactness.csv"
+((fail)) && { echo "--- pure base vs new"; cat "$T/pure.txt"; cat "$T/pure-exactness.csv"; }
+
 # Error paths: one line on stderr, exit 1 (input) or 2 (command line).
 mkdir -p "$T/empty" "$T/plain"
 "$JAVA" -agentpath:"$LIB=mode=sample,out=$T/plain/vm1.emp" -cp "$JAR" emp.sut.CallTree --warmup 1 --iterations 1 >/dev/null
@@ -99,6 +136,10 @@ err() { # err EXPECTED-STATUS PATTERN ARGS...
 check "error: empty directory" err 1 'no dump' --base "$T/empty" --new "$T/trace/new"
 check "error: missing directory" err 1 'No such file' --base "$T/nonexistent" --new "$T/trace/new"
 check "error: modes mixed" err 1 'mode=sample, but .* mode=trace' --base "$T/trace/base" --new "$T/sample/new"
+check "error: dumps against timing files" err 1 "$T/pure/new: timing files (\*.csv), but $T/trace/base/vm1.emp is a dump" \
+	--base "$T/trace/base" --new "$T/pure/new"
+check "error: timing files against dumps" err 1 "$T/trace/new: dumps (\*.emp), but $T/pure/base/vm1.csv is a timing file" \
+	--base "$T/pure/base" --new "$T/trace/new"
 check "error: no iteration markers" err 1 'no iteration markers' --base "$T/plain" --new "$T/sample/new"
 check "error: warm-up swallows every iteration" err 1 'none left after --warmup' --base "$T/trace/base" \
 	--new "$T/trace/new" --warmup 100000

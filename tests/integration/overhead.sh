@@ -5,6 +5,9 @@
 # Fixed seed: the files are the same on every run.  Checks: the relative overhead's interval contains 5 % and its
 # point is within 0.5 % of it; the absolute and per-call figures; the row set; text and json; error paths (missing
 # directory, empty directory, malformed line, bad header, bad options) with one-line messages and exit statuses.
+# The same files as pure-mode sets of compare and exactness: the node is the iteration, base/new means are the
+# means of the VM means after --warmup 20 (recomputed here from the files), the p-value is the one of completely
+# separated samples, and the F1 grid's true positives are decided by that separation.
 source "$(dirname "$0")/../lib/common.sh"
 [ -x "$ANALYZE" ] || fail "no $ANALYZE (make)"
 
@@ -72,6 +75,70 @@ assert "per_call_ns" not in rows[0] and rows[0]["ratio"] is None, rows[0]' || fa
 text=$("$ANALYZE" overhead --pure "$TMP/pure" --measured "$TMP/trace" --warmup 20)
 expect_match "text note" "warm-up 20 iterations dropped" "$text"
 expect_eq "text rows" 1 "$(grep -c '^trace ' <<<"$text")"
+
+# compare and exactness read the same timing files as pure-mode sets (one node: the iteration).  The fixture
+# directories also hold an .emp file, which those commands refuse (analyzer_errors.sh), so the sets are links.
+for v in pure trace; do
+    mkdir -p "$TMP/sets/$v"
+    ln -s "$TMP/$v"/run-*.csv "$TMP/sets/$v/"
+done
+cmp_out=$("$ANALYZE" compare --base "$TMP/sets/pure" --new "$TMP/sets/trace" --warmup 20 --format=csv) ||
+    fail "compare on timing files failed: $cmp_out"
+bb_out=$("$ANALYZE" compare --base "$TMP/sets/pure" --new "$TMP/sets/pure" --warmup 20 --format=csv \
+    --iteration-name=emp.sut.CallTree.runIteration) || fail "compare pure vs pure failed: $bb_out"
+"$ANALYZE" exactness --base "$TMP/sets/pure" --new "$TMP/sets/trace" --warmup 20 --iterations 1,100 \
+    --csv "$TMP/grid.csv" --format=csv >"$TMP/required.csv" || fail "exactness on timing files failed"
+python3 - "$TMP" "$cmp_out" "$bb_out" <<'PY' || exit 1
+import csv, glob, io, math, os, sys
+tmp, cmp_out, bb_out = sys.argv[1:4]
+def fail(msg):
+    print("FAIL:", msg); sys.exit(1)
+def vm_means(v):  # per VM: the mean of the rows after the 20 warm-up rows, in file-name order
+    out = []
+    for f in sorted(glob.glob(os.path.join(tmp, "sets", v, "*.csv"))):
+        rows = [int(r["duration_ns"]) for r in csv.DictReader(open(f))][20:]
+        if len(rows) != 100: fail(f"{f}: {len(rows)} rows after the warm-up")
+        out.append(sum(rows) / len(rows))
+    return out
+pure, trace = vm_means("pure"), vm_means("trace")
+if max(pure) >= min(trace):
+    fail("the fixture's pure and trace VM means overlap; the exact checks below assume they do not")
+rows = list(csv.DictReader(io.StringIO(cmp_out)))
+if len(rows) != 1: fail(f"compare: {len(rows)} rows, expected one (the iteration)")
+r = rows[0]
+if r["node"] != "iteration" or r["method"] != "iteration" or r["depth"] != "1":
+    fail(f"compare: node {r['node']!r} method {r['method']!r} depth {r['depth']}")
+bm, nm = sum(pure) / 10, sum(trace) / 10
+for col, want in (("base_mean", bm), ("new_mean", nm), ("ratio", nm / bm)):
+    if abs(float(r[col]) - want) > 1e-6 * want + 5e-7:
+        fail(f"compare: {col} {r[col]}, expected {want:.6f} (mean of the VM means)")
+# 10 against 10 VMs, completely separated, no ties: U = 100, and with more than 8 per side scipy's method='auto'
+# takes the normal approximation with continuity correction: z = (50 - 0.5) / sqrt(10 * 10 * 21 / 12)
+p = math.erfc((50 - 0.5) / math.sqrt(10 * 10 * 21 / 12) / math.sqrt(2))
+if abs(float(r["p_value"]) - p) > 1e-9:
+    fail(f"compare: p {r['p_value']}, expected {p:.9f}")
+if (r["verdict"], r["root_cause"], r["base_vms"], r["new_vms"]) != ("slower", "1", "10", "10"):
+    fail(f"compare: verdict {r['verdict']} root_cause {r['root_cause']} vms {r['base_vms']}/{r['new_vms']}")
+rows = list(csv.DictReader(io.StringIO(bb_out)))
+if len(rows) != 1 or rows[0]["node"] != "emp.sut.CallTree.runIteration" or rows[0]["verdict"] != "unchanged" \
+        or float(rows[0]["p_value"]) != 1:
+    fail(f"compare pure vs pure: {rows}")
+# exactness: at 100 iterations the VM means are separated, so no base-vs-new draw of k <= 4 VMs can reach
+# p < 0.01 and every draw of k >= 6 does (whatever the ties of resampling); base-vs-base draws are 1000 per cell
+grid = list(csv.DictReader(open(os.path.join(tmp, "grid.csv"))))
+if len(grid) != 2 * 9 or {g["node"] for g in grid} != {"iteration"}:
+    fail(f"exactness grid: {len(grid)} rows, nodes {({g['node'] for g in grid})}")
+for g in grid:
+    k, i, tp, fn, tn, fp = (int(g[c]) for c in ("vms", "iterations", "tp", "fn", "tn", "fp"))
+    if tp + fn != 1000 or tn + fp != 1000: fail(f"exactness k {k} i {i}: counts {g}")
+    if i == 100 and ((k <= 4 and tp != 0) or (k >= 6 and tp != 1000)):
+        fail(f"exactness k {k} at 100 iterations: tp {tp}")
+req = {int(r["iterations"]): r["required_vms"] for r in csv.DictReader(open(os.path.join(tmp, "required.csv")))}
+first = min(int(g["vms"]) for g in grid if g["iterations"] == "100" and float(g["f1"]) > 0.98)
+if req.get(100) != str(first) or first > 6:
+    fail(f"exactness: required_vms {req.get(100)} at 100 iterations, the grid says {first} (expected <= 6)")
+print("compare/exactness on timing files ok")
+PY
 
 # run ARGS...: sets RC and ERR (stderr), stdout must be empty on error
 run() { "$ANALYZE" "$@" >"$TMP/out" 2>"$TMP/err"; RC=$?; ERR=$(cat "$TMP/err"); }
