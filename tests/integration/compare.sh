@@ -16,6 +16,12 @@
 #     (~0.7 ms) holds less than one sample: 800 measured iterations give ~280 samples in each working leaf, and
 #     since the samples are periodic over deterministic work their count varies far less than a Poisson count.
 #   --warmup 300: the tree and task are JIT-compiled by then (task: 300 calls per iteration).
+# False alarms: every "nothing changed" check is a test that a correct analyzer fails with probability α.  There
+#   are ~10 of them per run (leaf_1 in base vs new, and every node of base vs base2, in three modes; the nodes
+#   above a leaf move together, so ~3 independent ones per mode), so at the default α = 0.01 a correct build
+#   would fail here in ~10 % of CI runs.  Those checks use α = 0.001 (p > 0.001 for leaf_1; --alpha 0.001 for
+#   base vs base2): ~1 % of runs in all, and an analyzer that flags what did not change still fails them.  The
+#   detection checks keep the default α = 0.01.
 # Knobs (env): VMS (10), WARMUP (300), ITERS (800), PAR (2: JVMs at once in sample mode; trace runs alone),
 # KEEP=1 keeps the dumps.
 set -uo pipefail
@@ -65,7 +71,8 @@ for mode in trace sample; do
 	"$EA" compare --base "$T/$mode/base" --new "$T/$mode/new" --warmup "$WARMUP" >"$T/$mode.txt"
 	rc=$?
 	"$EA" compare --base "$T/$mode/base" --new "$T/$mode/new" --warmup "$WARMUP" --format=csv >"$T/$mode.csv"
-	"$EA" compare --base "$T/$mode/base" --new "$T/$mode/base2" --warmup "$WARMUP" --format=csv >"$T/$mode-bb.csv"
+	"$EA" compare --base "$T/$mode/base" --new "$T/$mode/base2" --warmup "$WARMUP" --alpha 0.001 --format=csv \
+		>"$T/$mode-bb.csv"
 	check "$mode: compare exits 0" test "$rc" -eq 0
 	verdict() { # verdict CSV PATH-SUFFIX -> verdict of the row whose node ends with the suffix
 		awk -F, -v s="$2" 'NR > 1 && substr($1, length($1) - length(s) + 1) == s { print $8 }' "$1"
@@ -80,7 +87,9 @@ for mode in trace sample; do
 		echo "skip $mode: D2.leaf_0 verdicts (machine too loaded: within-VM CV $cv > 0.3)"
 	else
 		check "$mode: D2.leaf_0 slower" test "$(verdict "$T/$mode.csv" ';emp.sut.tree.D2.leaf_0')" = slower
-		check "$mode: D2.leaf_1 unchanged" test "$(verdict "$T/$mode.csv" ';emp.sut.tree.D2.leaf_1')" = unchanged
+		check "$mode: D2.leaf_1 unchanged (p > 0.001)" awk -F, -v s=';emp.sut.tree.D2.leaf_1' 'NR > 1 &&
+			substr($1, length($1) - length(s) + 1) == s { n++; ok = $7 > 0.001 } END { exit !(n == 1 && ok) }' \
+			"$T/$mode.csv"
 		# the one root cause: leaf_0, or in sample mode the task it calls (trace mode does not trace task)
 		check "$mode: the only root cause is D2.leaf_0 (or its task)" awk -F, '$9 == 1 { n++; ok = $1 ~ \
 			/;emp.sut.tree.D2.leaf_0(;emp.sut.CallTree.task)?$/ } END { exit !(n == 1 && ok) }' "$T/$mode.csv"
@@ -105,7 +114,8 @@ IT=emp.sut.CallTree.runIteration
 "$EA" compare --base "$T/pure/base" --new "$T/pure/new" --iteration-name=$IT >"$T/pure.txt"
 check "pure: compare exits 0" test $? -eq 0
 "$EA" compare --base "$T/pure/base" --new "$T/pure/new" --iteration-name=$IT --format=csv >"$T/pure.csv"
-"$EA" compare --base "$T/pure/base" --new "$T/pure/base2" --iteration-name=$IT --format=csv >"$T/pure-bb.csv"
+"$EA" compare --base "$T/pure/base" --new "$T/pure/base2" --iteration-name=$IT --alpha 0.001 --format=csv \
+	>"$T/pure-bb.csv"
 # java-sut writes the measured iterations only: all of them are measurement iterations without --warmup
 check "pure: $VMS VMs of $ITERS iterations per version" \
 	grep -q "^base: $T/pure/base, $VMS VMs, $ITERS-$ITERS measurement iterations each" "$T/pure.txt"
