@@ -45,10 +45,15 @@
 /* Sample mode (sampler.c).  The agct_* lines follow AGCT's outcome codes 0, -1, ... -10 in order (sampler.h
  * EMP_AGCT_OUTCOMES; sampler.c checks the order at compile time). */
 #define EMP_COUNTER_SAMPLER_LIST(X)                                                                            \
-	X(SAMPLE_SIGNALS, "sample_signals")               /* timer signals taken on armed Java threads */      \
+	X(SAMPLE_SIGNALS, "sample_signals")               /* timer signals taken on armed threads (Java, JVM) */ \
 	X(SAMPLE_THREAD_TIME_NS, "sample_thread_time_ns") /* CPU (clock=cpu) or wall time of armed threads */   \
 	X(SAMPLE_THREADS_ARMED, "sample_threads_armed")   /* Java threads the engine was started for */        \
 	X(SAMPLE_ARM_FAILED, "sample_arm_failed")         /* the engine could not be started for a thread */   \
+	X(SAMPLE_VM_THREADS_ARMED, "sample_vm_threads_armed") /* threads=all: JVM threads the scanner armed */   \
+	X(SAMPLE_VM_SAMPLES, "sample_vm_samples")         /* ...samples taken on them (part of samples) */     \
+	X(SAMPLE_VM_THREAD_TIME_NS, "sample_vm_thread_time_ns") /* ...their CPU time (part of sample_thread_time_ns) */ \
+	X(SAMPLE_VM_TAKEOVERS, "sample_vm_takeovers")     /* ...later announced by ThreadStart: now Java */    \
+	X(SAMPLE_VM_TRUNCATED, "sample_vm_truncated")     /* ...native walk cut at EMP_VMTHREAD_MAX_NATIVE */  \
 	X(SAMPLE_RECOVERED, "sample_recovered_unknown_Java") /* unknown_Java re-walked from the caller */       \
 	X(SAMPLE_RECOVERED_NO_TOP, "sample_recovered_top_unnamed") /* ...its own method not found by PC */     \
 	X(SAMPLE_UNRESOLVED, "sample_unresolved_method")  /* a jmethodID JVMTI could not name */               \

@@ -24,6 +24,9 @@ static const char help_text[] =
 	"                          sample mode, clock=cpu: what sends the sampling signal: a perf_event CPU\n"
 	"                          clock per thread, a CPU-time timer per thread, or setitimer; auto takes the\n"
 	"                          first that works in that order (default: auto)\n"
+	"  threads=all|java        sample mode: every thread of the process (Java threads, and the JVM's own:\n"
+	"                          JIT compilers, GC, VM thread, with native frames) or the Java threads only;\n"
+	"                          all needs clock=cpu (default: all with clock=cpu, java with wall)\n"
 	"  depth=N                 sample mode: maximum frames per sample, 1 .. 4096 (default: 2048)\n"
 	"  include=PATTERN[;...]   trace mode: methods to trace, e.g. com.acme.*, Foo*, Bar.run, *.get*\n"
 	"                          (repeatable; at least one is required in trace mode)\n"
@@ -158,7 +161,7 @@ static int push(char ***list, size_t *n, const char *v)
 
 /* Options that take one value; their index is their bit in parse_one()'s @seen. */
 static const char *const single[] = { "mode", "interval", "clock", "depth", "out", "writer", "onfull",
-				      "flush", "ringsize", "timesource", "log", "iteration", "engine" };
+				      "flush", "ringsize", "timesource", "log", "iteration", "engine", "threads" };
 
 /* Whether @key names an option that takes a value (to tell "mode" without =value from a misspelt name). */
 static int known_key(const char *key)
@@ -208,6 +211,13 @@ static int parse_one(struct emp_options *o, const char *key, const char *val, un
 		if (i == 4)
 			return fail(err, el, "engine=%s: expected auto, perf, ctimer or itimer", val);
 		o->engine = (enum emp_sample_engine)i;
+	} else if (!strcmp(key, "threads")) {
+		if (!strcmp(val, "all"))
+			o->threads = EMP_THREADS_ALL;
+		else if (!strcmp(val, "java"))
+			o->threads = EMP_THREADS_JAVA;
+		else
+			return fail(err, el, "threads=%s: expected all or java", val);
 	} else if (!strcmp(key, "depth")) {
 		uint64_t d;
 		if (parse_uint(val, 4096, &d) || d == 0)
@@ -367,6 +377,16 @@ int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t
 		return fail(err, errlen, "engine= applies to mode=sample only (mode is %s)", emp_mode_name(o->mode));
 	if (o->clock == EMP_CLOCK_WALL && o->engine != EMP_SAMPLE_ENGINE_AUTO)
 		return fail(err, errlen, "engine= applies to clock=cpu only (clock=wall signals the threads itself)");
+	if (o->mode != EMP_MODE_SAMPLE && (seen & (1u << 13)))
+		return fail(err, errlen, "threads= applies to mode=sample only (mode is %s)", emp_mode_name(o->mode));
+	/* The JVM's own threads are idle most of the time: wall-clock samples of them would only say so, at the cost
+	 * of a signal per thread per interval.  So threads=all is the default for clock=cpu only, and refused with
+	 * clock=wall rather than silently narrowed. */
+	if (!(seen & (1u << 13)))
+		o->threads = o->clock == EMP_CLOCK_WALL ? EMP_THREADS_JAVA : EMP_THREADS_ALL;
+	else if (o->clock == EMP_CLOCK_WALL && o->threads == EMP_THREADS_ALL)
+		return fail(err, errlen, "threads=all applies to clock=cpu only (wall-clock samples of idle JVM threads "
+					 "say nothing; use threads=java)");
 	if (o->mode != EMP_MODE_TRACE && (seen & (1u << 6)))
 		return fail(err, errlen, "onfull= applies to mode=trace only (mode is %s)", emp_mode_name(o->mode));
 	if (o->mode == EMP_MODE_OFF && o->iteration)

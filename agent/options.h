@@ -14,6 +14,9 @@ enum emp_sample_clock { EMP_CLOCK_CPU, EMP_CLOCK_WALL };
 /* engine=: what delivers the sampling signal with clock=cpu (sampler_engine.c); AUTO = the first that works */
 enum emp_sample_engine { EMP_SAMPLE_ENGINE_AUTO, EMP_SAMPLE_ENGINE_PERF, EMP_SAMPLE_ENGINE_CTIMER,
 			 EMP_SAMPLE_ENGINE_ITIMER };
+/* threads=: which threads sample mode samples — every thread of the process (Java threads with their Java stack,
+ * the JVM's own threads with native frames; clock=cpu only) or the Java threads JVMTI announces */
+enum emp_sample_threads { EMP_THREADS_ALL, EMP_THREADS_JAVA };
 enum emp_onfull { EMP_ONFULL_BLOCK, EMP_ONFULL_DROP };
 enum emp_timesource { EMP_TIME_AUTO, EMP_TIME_TSC, EMP_TIME_MONOTONIC };
 enum emp_log_level { EMP_LOG_ERROR, EMP_LOG_WARN, EMP_LOG_INFO, EMP_LOG_DEBUG };
@@ -23,6 +26,7 @@ struct emp_options {
 	uint64_t interval_ns;        /* sample mode: sampling interval */
 	enum emp_sample_clock clock; /* sample mode: cpu or wall */
 	enum emp_sample_engine engine; /* sample mode, clock=cpu: auto, perf, ctimer or itimer */
+	enum emp_sample_threads threads; /* sample mode: all (default with clock=cpu) or java (default with wall) */
 	uint32_t depth;              /* sample mode: maximum frames per sample */
 	char *out;                   /* dump path template (%p = pid, %t = start time, %% = %) */
 	enum emp_writer_kind writer;

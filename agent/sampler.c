@@ -5,7 +5,9 @@
  * Threads.  A Java thread is armed once, on itself, when it gets its state (ThreadStart, VMInit for `main`; a
  * second ThreadStart for the same state is ignored) and disarmed at ThreadEnd, on itself.  Armed threads sit in a
  * registry (a list under a mutex; never touched by the signal handler) that the wall sampler walks and VMDeath
- * disarms.
+ * disarms.  With threads=all (clock=cpu) the JVM's own threads, which JVMTI does not announce, are found and armed
+ * by sampler_vmthreads.c's scanner; arming a Java thread first claims its tid there (the take-over rule), and the
+ * handler hands a signal on a thread without a Java sampler state to emp_vmthreads_sample().
  *
  * The handler (on_signal) is async-signal-safe: it reads initial-exec TLS, calls AGCT (designed for signal
  * handlers) under the fault guard, libunwind's local unwinder (see sampler_native.c), reserves and commits one
@@ -63,6 +65,7 @@ static struct {
 	_Atomic int stopping;              /* VMDeath began: the wall sampler ends, no new arming */
 	int64_t pseudo[EMP_C_AGCT_OTHER - EMP_C_AGCT_NO_JAVA_FRAME + 1]; /* pseudo-frame ids by outcome, 0 = none */
 	int64_t pseudo_other, pseudo_crashed, pseudo_unresolved, pseudo_truncated;
+	int64_t pseudo_vm[EMP_VM_CATEGORY_COUNT];  /* threads=all: the category roots of JVM-thread samples */
 	/* Java methods the VM calls on a thread after its run() returned (Thread.exit, dispatchUncaughtException):
 	 * roots of complete walks too.  Set under lock by the first arm() (main, at VMInit), before any thread's
 	 * entry is set; a handler reads them only on a thread whose own arm() took the lock afterwards. */
@@ -160,8 +163,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	struct emp_thread *t = emp_tls_thread;
 	struct emp_sampler_thread *st = t ? t->sampler : NULL;
 	if (!st) {
-		/* itimer signals on GC/JIT threads, or a signal queued just before ThreadEnd disarmed us */
-		emp_count(EMP_C_NO_THREAD_STATE, 1);
+		/* A JVM thread armed by the scanner (threads=all), else: itimer signals on threads we do not sample, or
+		 * a signal queued just before ThreadEnd disarmed us */
+		if (!emp_vmthreads_sample(uc))
+			emp_count(EMP_C_NO_THREAD_STATE, 1);
 		goto out;
 	}
 	emp_count(EMP_C_SAMPLE_SIGNALS, 1);
@@ -328,6 +333,9 @@ static void arm(JNIEnv *jni, struct emp_thread *t)
 {
 	if (t->sampler || atomic_load_explicit(&s.stopping, memory_order_relaxed))
 		return; /* the second ThreadStart of `main`, or too late */
+	/* threads=all: the scanner leaves this tid alone from now on; if it armed it as a JVM thread (seen before its
+	 * ThreadStart, or a native thread attaching through JNI) that stops here, before our engine starts. */
+	emp_vmthreads_claim(t->tid);
 	struct emp_sampler_thread *st = calloc(1, sizeof(*st));
 	emp_asgct_frame *frames = calloc(s.depth, sizeof(*frames));
 	if (!st || !frames) {
@@ -372,6 +380,7 @@ static void disarm(JNIEnv *jni, struct emp_thread *t)
 	struct emp_sampler_thread *st = t->sampler;
 	if (!st)
 		return;
+	emp_vmthreads_release(st->tid);
 	pthread_mutex_lock(&s.lock);
 	for (struct emp_sampler_thread **pp = &s.threads; *pp; pp = &(*pp)->next)
 		if (*pp == st) {
@@ -555,6 +564,35 @@ static int64_t method_frame(uint64_t m)
 	return id;
 }
 
+/* The native frames of @rec root first after frames[0..d), a caller's PC looked up at the call instruction before
+ * its return address.  Return: the new depth. */
+static uint32_t native_frames(const struct emp_sample_rec *rec, const uint64_t *natives, uint32_t *frames, uint32_t d)
+{
+	int64_t id;
+	for (uint32_t i = rec->nnative; i-- > 0 && d < EMP_MAX_FRAMES;)
+		if ((id = emp_native_symbol(i ? natives[i] - 1 : natives[i])) >= 0)
+			frames[d++] = (uint32_t)id;
+	return d;
+}
+
+/* A JVM thread's sample (EMP_SAMPLE_VM): its category as the root, [truncated] when the native walk stopped at its
+ * limit (root side missing), then the native frames.  The category comes first so that a profile groups all of a
+ * kind's time under one node whatever the walk found. */
+static uint32_t decode_vm(const struct emp_sample_rec *rec, const uint64_t *natives, uint32_t *frames)
+{
+	uint32_t d = 0;
+	int64_t id;
+	int c = emp_vmthreads_category_name(rec->category) ? rec->category : EMP_VM_NATIVE;
+	if ((id = pseudo_id(&s.pseudo_vm[c], emp_vmthreads_category_name(c))) >= 0)
+		frames[d++] = (uint32_t)id;
+	if (rec->flags & EMP_SAMPLE_TRUNCATED) {
+		emp_count(EMP_C_SAMPLE_VM_TRUNCATED, 1);
+		if ((id = pseudo_id(&s.pseudo_truncated, "[truncated]")) >= 0)
+			frames[d++] = (uint32_t)id;
+	}
+	return native_frames(rec, natives, frames, d);
+}
+
 static int decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
 		  uint32_t *frames, uint32_t *depth)
 {
@@ -567,6 +605,10 @@ static int decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_t
 	int64_t id;
 	*ticks = rec->ticks;
 	*state = rec->state < EMP_STATE_COUNT ? (enum emp_thread_state)rec->state : EMP_STATE_UNKNOWN;
+	if (rec->flags & EMP_SAMPLE_VM) {
+		*depth = decode_vm(rec, natives, frames);
+		return 0;
+	}
 	if (!rec->njava) {
 		if ((id = outcome_frame(rec->agct)) >= 0)
 			frames[d++] = (uint32_t)id;
@@ -587,11 +629,7 @@ static int decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_t
 		else if ((id = method_frame((uint64_t)(uintptr_t)top)) >= 0)
 			frames[d++] = (uint32_t)id;
 	}
-	for (uint32_t i = rec->nnative; i-- > 0 && d < EMP_MAX_FRAMES;)
-		/* a caller's PC is a return address: look up the call instruction before it */
-		if ((id = emp_native_symbol(i ? natives[i] - 1 : natives[i])) >= 0)
-			frames[d++] = (uint32_t)id;
-	*depth = d;
+	*depth = native_frames(rec, natives, frames, d);
 	return 0;
 }
 
@@ -605,6 +643,9 @@ static int sampler_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCap
 	s.interval_ns = o->interval_ns;
 	s.depth = o->depth;
 	if (emp_engine_choose(o, &s.engine, err, errlen) || emp_agct_init(err, errlen))
+		return -1;
+	/* Before the handler is installed: it reads the JVM-thread map. */
+	if (o->threads == EMP_THREADS_ALL && emp_vmthreads_setup(s.engine, o->interval_ns, o->ring_bytes, err, errlen))
 		return -1;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -626,6 +667,7 @@ static int sampler_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCap
 	emp_writer_add_meta("sample_engine", emp_engine_name(s.engine));
 	emp_writer_add_meta("sample_signal", EMP_SAMPLER_SIGNAL_NAME);
 	emp_writer_add_meta("sample_interval_ns", interval);
+	emp_writer_add_meta("sample_threads", o->threads == EMP_THREADS_ALL ? "all" : "java");
 	emp_info("sampling with %s every %.3f ms (%s)", emp_engine_name(s.engine), (double)o->interval_ns / 1e6,
 		 EMP_SAMPLER_SIGNAL_NAME);
 	if (o->iteration) {
@@ -674,6 +716,8 @@ static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 		else
 			s.wall_started = 1;
 	}
+	/* threads=all: the scanner's first scan arms the JVM threads that exist now. */
+	emp_vmthreads_start();
 	/* `main` was armed by thread_start before this hook (agent.c attaches it first). */
 	/* iteration=: define emp/Probe and retransform the iteration method's class if it is loaded already. */
 	if (s.iteration)
@@ -701,6 +745,8 @@ static void sampler_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 		pthread_join(s.wall_thread, NULL);
 	if (s.engine == EMP_ENGINE_ITIMER)
 		emp_engine_itimer(0);
+	/* threads=all: scanner stopped, JVM threads disarmed and handed to the writer for its final drain. */
+	emp_vmthreads_stop();
 	/* Stop the engines of the threads still alive and count their sampled time; their states stay (the threads
 	 * free them at ThreadEnd, if it still comes). */
 	pthread_mutex_lock(&s.lock);

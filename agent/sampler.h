@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* sampler.h - sample mode (mode=sample): what sampler.c and its helpers (sampler_engine.c, sampler_agct.c,
- * sampler_native.c) share.  The mode itself is emp_sampler_ops (modes.h).
+ * sampler_native.c, sampler_vmthreads.c, sampler_tidmap.c) share.  The mode itself is emp_sampler_ops (modes.h).
  *
  * Path of one sample:
  *   engine (sampler_engine.c)  a timer signal (SIGPROF) on the thread to sample: perf_event CPU clock, a
  *                              thread-CPU-clock POSIX timer, setitimer(ITIMER_PROF), or tgkill by the wall sampler
  *   handler (sampler.c)        AsyncGetCallTrace guarded against faults, with unknown_Java recovery
- *                              (sampler_agct.c), native frames by libunwind (sampler_native.c), one ring record
+ *                              (sampler_agct.c), native frames by libunwind (sampler_native.c), one ring record;
+ *                              on a JVM-internal thread (threads=all) native frames only (sampler_vmthreads.c)
  *   writer thread (sampler.c)  the decoder turns the record into a stack of symbol ids: jmethodIDs resolved with
  *                              JVMTI, native PCs with dladdr, failures into pseudo-frames
  */
@@ -71,7 +72,10 @@ struct emp_sample_rec {
 	uint8_t state;    /* enum emp_thread_state */
 	uint8_t flags;    /* EMP_SAMPLE_* */
 	uint16_t nnative;
-	int32_t agct;     /* AGCT's num_frames: > 0, or an outcome code, or EMP_AGCT_CRASHED */
+	union {
+		int32_t agct;     /* AGCT's num_frames: > 0, or an outcome code, or EMP_AGCT_CRASHED */
+		int32_t category; /* EMP_SAMPLE_VM: the thread's enum emp_vm_category (AGCT was not called) */
+	};
 	uint32_t njava;
 	uint64_t ticks;
 	uint64_t top_pc;  /* EMP_SAMPLE_RECOVERED: the PC AGCT could not walk from (a compiled method's edge) */
@@ -81,6 +85,9 @@ struct emp_sample_rec {
  * unsafe to walk past (forte.cpp's vframeStreamForte ends a walk there and still returns the frames it has).  The
  * decoder puts a [truncated] pseudo-frame at the root. */
 #define EMP_SAMPLE_TRUNCATED 0x2u
+/* A JVM-internal thread's sample (threads=all, sampler_vmthreads.c): native frames only, njava = 0, the category
+ * in place of the AGCT outcome.  With EMP_SAMPLE_TRUNCATED: the native walk stopped at EMP_VMTHREAD_MAX_NATIVE. */
+#define EMP_SAMPLE_VM 0x4u
 
 /* Per-thread sampler state (emp_thread.sampler).  Allocated when the thread is armed (ThreadStart, on the thread);
  * freed at ThreadEnd on the thread itself, after the engine was stopped, the state left the registry and
@@ -135,7 +142,8 @@ const char *emp_engine_name(enum emp_engine e);
  * else timer, else itimer); engine=perf|ctimer|itimer: that one, if it works.  Runs on the thread that loads the
  * agent.  Return: 0, or -1 with a one-line message in @err (the engine asked for does not work here). */
 int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err, size_t errlen);
-/* emp_engine_arm - start sampling the calling thread (perf, timer).  Return: 0 or a negative errno. */
+/* emp_engine_arm - start sampling thread st->tid of this process (perf, timer; for the timer engine st->cpu_clock
+ * must be that thread's CPU clock), from any thread.  Return: 0 or a negative errno. */
 int emp_engine_arm(enum emp_engine e, struct emp_sampler_thread *st, uint64_t interval_ns);
 /* emp_engine_disarm - stop sampling @st's thread (any thread may call it for perf and timer). */
 void emp_engine_disarm(struct emp_sampler_thread *st);
@@ -144,5 +152,82 @@ void emp_engine_disarm(struct emp_sampler_thread *st);
 void emp_engine_rearm(struct emp_sampler_thread *st);
 /* emp_engine_itimer - start (@interval_ns > 0) or stop the process-wide ITIMER_PROF.  Return: 0 or -errno. */
 int emp_engine_itimer(uint64_t interval_ns);
+
+/* sampler_tidmap.c - OS thread id -> pointer map that signal handlers read without locks (file comment there:
+ * the orderings, and why a removed value is never read after emp_tidmap_remove() returns).
+ * Synchronization table:
+ *   emp_tidmap_init, _destroy        before the first and after the last use by anyone
+ *   emp_tidmap_put, _get, _remove    the writer: one thread at a time (the caller's lock); not signal-safe (remove
+ *                                    waits for the readers of the removed value)
+ *   emp_tidmap_enter, _leave         any thread, concurrently with the writer and each other; async-signal-safe */
+struct emp_tidmap_slot {
+	_Atomic pid_t tid;       /* 0 never used, -1 removed (tombstone), else the key */
+	_Atomic uint32_t busy;   /* readers between enter and leave */
+	_Atomic(void *) value;
+};
+struct emp_tidmap {
+	struct emp_tidmap_slot *slots;
+	uint32_t mask;           /* capacity - 1 */
+	uint32_t live;           /* keys present (writer only) */
+};
+/* emp_tidmap_init - @capacity slots, a power of two >= 2; at most half of them can hold keys.  Return: 0, -EINVAL,
+ * -ENOMEM. */
+int emp_tidmap_init(struct emp_tidmap *m, uint32_t capacity);
+void emp_tidmap_destroy(struct emp_tidmap *m);
+/* emp_tidmap_put - map @tid (> 0) to @value (non-NULL).  Return: 0, -EEXIST (already mapped: nothing changed),
+ * -ENOSPC (half the slots are in use), -EINVAL. */
+int emp_tidmap_put(struct emp_tidmap *m, pid_t tid, void *value);
+/* emp_tidmap_get - writer side: @tid's value, or NULL. */
+void *emp_tidmap_get(const struct emp_tidmap *m, pid_t tid);
+/* emp_tidmap_remove - unmap @tid; returns once no reader holds its value any more.  Return: the value, or NULL
+ * when @tid was not mapped.  The caller owns the value again (may free it). */
+void *emp_tidmap_remove(struct emp_tidmap *m, pid_t tid);
+/* emp_tidmap_enter - reader: @tid's value, held (not to be removed) until emp_tidmap_leave(*@held); or NULL (not
+ * mapped, or being removed), then there is nothing to leave. */
+void *emp_tidmap_enter(struct emp_tidmap *m, pid_t tid, struct emp_tidmap_slot **held);
+void emp_tidmap_leave(struct emp_tidmap_slot *held);
+
+/* sampler_vmthreads.c - threads=all: the JVM's own threads (JIT compilers, GC workers, the VM thread, ...), which
+ * JVMTI never announces, found in /proc/self/task by a scanner thread and sampled with native frames only.
+ *
+ * Categories: the root pseudo-frame of every such sample, from the thread's name (/proc comm) —
+ * X(enum suffix, pseudo-frame name). */
+#define EMP_VM_CATEGORIES(X)                                                                                   \
+	X(JIT, "[JIT compiler]")   /* C1/C2 CompilerThreadN, Sweeper thread, JVMCI compilers */               \
+	X(GC, "[GC]")              /* GC Thread#N, G1 *, Z* (ZGC), Shenandoah * */                            \
+	X(VM, "[VM]")              /* VM Thread, VM Periodic Task, Service Thread, ..., and the JDK's threads   \
+				      JVMTI did not announce (Reference Handler, Finalizer, Signal Dispatcher) */ \
+	X(NATIVE, "[native thread]") /* anything else: the launcher's first thread, a JNI library's own threads */
+enum emp_vm_category {
+#define EMP_VM_CATEGORY_ENUM(id, name) EMP_VM_##id,
+	EMP_VM_CATEGORIES(EMP_VM_CATEGORY_ENUM)
+#undef EMP_VM_CATEGORY_ENUM
+	EMP_VM_CATEGORY_COUNT
+};
+/* Native frames kept per JVM-thread sample (C2's parser recurses once per inlining level: stacks run deep). */
+#define EMP_VMTHREAD_MAX_NATIVE 256
+
+/* emp_vmthreads_category - the category of a thread named @comm (/proc comm, at most 15 characters). */
+enum emp_vm_category emp_vmthreads_category(const char *comm);
+/* emp_vmthreads_category_name - "[GC]" etc.; NULL for a value out of range. */
+const char *emp_vmthreads_category_name(int category);
+/* emp_vmthreads_setup - Agent_OnLoad, threads=all: sample JVM threads with @engine (perf, timer or itimer) every
+ * @interval_ns, rings of @ring_bytes.  Return: 0, or -1 with a one-line message in @err. */
+int emp_vmthreads_setup(enum emp_engine engine, uint64_t interval_ns, uint64_t ring_bytes, char *err,
+			size_t errlen);
+/* emp_vmthreads_start - VMInit: start the scanner (first scan at once, then every EMP_VMTHREADS_SCAN_MS). */
+void emp_vmthreads_start(void);
+/* emp_vmthreads_stop - VMDeath, before the writer's final drain: stop the scanner, disarm every JVM thread, count
+ * their CPU time, hand their states to the writer.  Idempotent. */
+void emp_vmthreads_stop(void);
+/* emp_vmthreads_claim - the calling Java thread @tid is being armed (ThreadStart): from now on the scanner leaves it
+ * alone, and if the scanner had armed it as a JVM thread that is undone first (take-over).  Not signal-safe. */
+void emp_vmthreads_claim(pid_t tid);
+/* emp_vmthreads_release - the Java thread @tid was disarmed (ThreadEnd). */
+void emp_vmthreads_release(pid_t tid);
+/* emp_vmthreads_sample - from the signal handler on a thread without a Java sampler state: take a sample if the
+ * calling thread is an armed JVM thread.  Return: 1 when it was one (sampled or counted), 0 otherwise.
+ * Async-signal-safe. */
+int emp_vmthreads_sample(void *ucontext);
 
 #endif /* EMP_SAMPLER_H */

@@ -4,13 +4,15 @@
  * design.md §8: on these machines POSIX CPU timers and setitimer fire on the kernel tick (250/s), so an interval
  * below 4 ms is reached only with perf_event_open's software CPU-clock event, which works unprivileged with
  * exclude_kernel=1 (perf_event_paranoid = 2).  Engines, best first:
- *   perf    one PERF_COUNT_SW_CPU_CLOCK counter per thread (pid 0 = the calling thread), sample_period = interval;
+ *   perf    one PERF_COUNT_SW_CPU_CLOCK counter per thread (pid = its tid), sample_period = interval;
  *           on overflow the kernel disables the counter (event limit 1, PERF_EVENT_IOC_REFRESH) and sends the
  *           signal to the owning thread (F_SETOWN_EX F_OWNER_TID, F_SETSIG); the handler refreshes it.  No mmap
  *           buffer: we only want the signal.
  *   timer   (engine=ctimer) timer_create on the thread's CPU clock with SIGEV_THREAD_ID: thread-directed, tick-limited.
  *   itimer  setitimer(ITIMER_PROF): process-wide, lands on whichever thread runs (GC and JIT threads too:
- *           counted as lost_no_thread_state), tick-limited.
+ *           sampled with threads=all, else counted as lost_no_thread_state), tick-limited.
+ * perf and timer arm any thread of the process, from any thread (threads=all: the JVM-thread scanner arms
+ * threads other than itself; sampler_vmthreads.c).
  *   wall    a sampler thread (sampler.c) tgkills every live Java thread each interval.
  */
 #include <errno.h>
@@ -42,7 +44,8 @@ const char *emp_engine_name(enum emp_engine e)
 	return "?";
 }
 
-static int perf_open(uint64_t interval_ns)
+/* A CPU-clock counter on thread @tid of this process (0: the calling thread). */
+static int perf_open(uint64_t interval_ns, pid_t tid)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -54,7 +57,7 @@ static int perf_open(uint64_t interval_ns)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
-	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	long fd = syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
 }
 
@@ -81,7 +84,7 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 	}
 	switch (o->engine) {
 	case EMP_SAMPLE_ENGINE_AUTO:
-		rc = perf_open(o->interval_ns);
+		rc = perf_open(o->interval_ns, 0);
 		if (rc >= 0) {
 			close(rc);
 			*e = EMP_ENGINE_PERF;
@@ -90,7 +93,7 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 		}
 		return 0;
 	case EMP_SAMPLE_ENGINE_PERF:
-		rc = perf_open(o->interval_ns);
+		rc = perf_open(o->interval_ns, 0);
 		if (rc < 0) {
 			snprintf(err, errlen, "engine=perf: perf_event_open (software CPU clock) failed: %s", strerror(-rc));
 			return -1;
@@ -116,7 +119,7 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 
 static int arm_perf(struct emp_sampler_thread *st, uint64_t interval_ns)
 {
-	int fd = perf_open(interval_ns);
+	int fd = perf_open(interval_ns, st->tid);
 	if (fd < 0)
 		return fd;
 	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = st->tid };

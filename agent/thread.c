@@ -27,24 +27,18 @@ void emp_thread_setup(uint64_t bytes)
 	__cds_wfcq_init(&new_head, &new_tail);
 }
 
-struct emp_thread *emp_thread_attach(const char *name, uint32_t flags, void *jni)
+struct emp_thread *emp_thread_new(pid_t tid, const char *name, uint32_t flags, uint64_t bytes)
 {
-	struct emp_thread *t = emp_tls_thread;
-	if (t) {
-		if (jni && !t->jni)
-			t->jni = jni;
-		return t;
-	}
+	struct emp_thread *t;
 	if (posix_memalign((void **)&t, 64, sizeof(*t)))
 		return NULL;
 	memset(t, 0, sizeof(*t));
-	if (emp_ring_init(&t->ring, ring_bytes)) {
+	if (emp_ring_init(&t->ring, bytes ? bytes : ring_bytes)) {
 		free(t);
 		return NULL;
 	}
-	t->tid = (pid_t)syscall(SYS_gettid);
+	t->tid = tid;
 	t->flags = flags;
-	t->jni = jni;
 	snprintf(t->name, sizeof(t->name), "%s", name ? name : "");
 	/* Relaxed: the id only has to be unique; it is published with the state by the enqueue below. */
 	t->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
@@ -53,10 +47,31 @@ struct emp_thread *emp_thread_attach(const char *name, uint32_t flags, void *jni
 	/* The enqueue's xchg is a full barrier: the initialised state is visible before the writer can see the node
 	 * (liburcu wfcqueue: "implicit memory barrier before uatomic_xchg() orders earlier stores"). */
 	cds_wfcq_enqueue(&new_head, &new_tail, &t->node);
+	return t;
+}
+
+struct emp_thread *emp_thread_attach(const char *name, uint32_t flags, void *jni)
+{
+	struct emp_thread *t = emp_tls_thread;
+	if (t) {
+		if (jni && !t->jni)
+			t->jni = jni;
+		return t;
+	}
+	t = emp_thread_new((pid_t)syscall(SYS_gettid), name, flags, 0);
+	if (!t)
+		return NULL;
+	t->jni = jni;
 	/* Publish to our own signal handlers last: a handler that sees the pointer sees a complete state. */
 	atomic_signal_fence(memory_order_release);
 	emp_tls_thread = t;
 	return t;
+}
+
+void emp_thread_retire(struct emp_thread *t)
+{
+	/* (E) release; pairs with (F) in emp_thread_is_dead(). */
+	atomic_store_explicit(&t->dead, 1, memory_order_release);
 }
 
 void emp_thread_detach(void)
@@ -67,13 +82,22 @@ void emp_thread_detach(void)
 	/* Hide the state from our own probes and handlers before the writer may free it. */
 	emp_tls_thread = NULL;
 	atomic_signal_fence(memory_order_seq_cst);
-	/* (E) release; pairs with (F) in emp_thread_is_dead(). */
-	atomic_store_explicit(&t->dead, 1, memory_order_release);
+	emp_thread_retire(t);
+}
+
+/* Relaxed: a plain value that publishes nothing; readers only compare tids with it. */
+static _Atomic pid_t writer_tid;
+
+pid_t emp_thread_writer_tid(void)
+{
+	return atomic_load_explicit(&writer_tid, memory_order_relaxed);
 }
 
 void emp_thread_take_new(struct emp_thread **list)
 {
 	struct cds_wfcq_node *n;
+	if (!atomic_load_explicit(&writer_tid, memory_order_relaxed))
+		atomic_store_explicit(&writer_tid, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
 	while ((n = __cds_wfcq_dequeue_blocking(&new_head, &new_tail)) != NULL) {
 		struct emp_thread *t = caa_container_of(n, struct emp_thread, node);
 		t->writer_next = *list;

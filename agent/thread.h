@@ -7,6 +7,9 @@
  *                        and hands it to the writer through a wait-free queue.
  *   emp_thread_detach()  on the thread itself (ThreadEnd): clears the TLS slot first, so no probe or signal handler
  *                        on this thread can reach the state again, then marks it dead.
+ *   emp_thread_new()     for another thread, not through TLS (sample mode, threads=all: the scanner of
+ *   emp_thread_retire()  sampler_vmthreads.c gives each JVM-internal thread a state, reached by its signal handler
+ *                        through a tid map); retire marks it dead once no handler can reach it any more.
  *   writer thread        takes new states from the queue (emp_thread_take_new), drains their rings, and frees a
  *                        state once it is dead and drained.  The writer is the only one that ever frees.
  *
@@ -67,9 +70,21 @@ struct emp_thread *emp_thread_attach(const char *name, uint32_t flags, void *jni
 /* emp_thread_detach - the calling thread is ending; see above.  Not signal-safe. */
 void emp_thread_detach(void);
 
+/* emp_thread_new - a state for thread @tid (any thread of the process), named @name, with a ring of @ring_bytes
+ * (0: the size of emp_thread_setup()), handed to the writer like an attached one; not stored in TLS.
+ * Return: the state, or NULL when out of memory.  Not signal-safe. */
+struct emp_thread *emp_thread_new(pid_t tid, const char *name, uint32_t flags, uint64_t ring_bytes);
+/* emp_thread_retire - nothing will produce into @t any more: mark it dead (E) for the writer's last drain and
+ * free.  The caller must make sure no producer can still reach @t. */
+void emp_thread_retire(struct emp_thread *t);
+
 /* Writer side. */
 /* emp_thread_take_new - move the states attached since the last call onto the writer's list @*list. */
 void emp_thread_take_new(struct emp_thread **list);
+/* emp_thread_writer_tid - the OS thread id of the first caller of emp_thread_take_new() — the writer thread, the
+ * only caller — or 0 before its first pass.  The sampler's JVM-thread scanner must not sample emp's own writer,
+ * which JVMTI announces to nobody (agent.c skips it) and whose name is the JVM's ("java"). */
+pid_t emp_thread_writer_tid(void);
 static inline int emp_thread_is_dead(struct emp_thread *t)
 {
 	/* (F) acquire; pairs with (E) in emp_thread_detach(). */

@@ -12,8 +12,9 @@ static const char usage[] =
 	"usage: emp-analyze info [--format=text|csv|json] [--allow-truncated] FILE...\n"
 	"\n"
 	"For each dump: its status (complete, truncated, corrupt) and size, the run's description (agent and JVM\n"
-	"versions, options, pid, start time, clock), its threads with their event counts, event counts by kind,\n"
-	"and the agent's counters (losses by reason, rewriter and sampler outcomes).\n";
+	"versions, options, pid, start time, clock), its threads with their event counts and kind (java: announced\n"
+	"by JVMTI; jvm: one of the JVM's own threads, sampled with threads=all), event counts by kind, and the\n"
+	"agent's counters (losses by reason, rewriter and sampler outcomes).\n";
 
 static const char *status_name(enum emp_dump_status s)
 {
@@ -41,12 +42,12 @@ int emp_cmd_info(int argc, char **argv)
 
 	static const char *const fcols[] = { "file", "status", "bytes", "read_bytes", "format", "chunks", "events" };
 	static const char *const mcols[] = { "file", "key", "value" };
-	static const char *const tcols[] = { "file", "thread", "os_tid", "name", "events", "samples" };
+	static const char *const tcols[] = { "file", "thread", "os_tid", "name", "events", "samples", "kind" };
 	static const char *const ecols[] = { "file", "kind", "count" };
 	static const char *const ccols[] = { "file", "counter", "value" };
 	struct emp_table *files = emp_table_new("files", "Dumps", 7, fcols);
 	struct emp_table *meta = emp_table_new("meta", "Run", 3, mcols);
-	struct emp_table *threads = emp_table_new("threads", "Threads", 6, tcols);
+	struct emp_table *threads = emp_table_new("threads", "Threads", 7, tcols);
 	struct emp_table *events = emp_table_new("events", "Events", 3, ecols);
 	struct emp_table *counters = emp_table_new("counters", "Counters", 3, ccols);
 
@@ -119,6 +120,8 @@ int emp_cmd_info(int argc, char **argv)
 			emp_table_str(threads, th->name);
 			emp_table_int(threads, t < cap ? (int64_t)per_thread[t] : 0);
 			emp_table_int(threads, t < cap ? (int64_t)per_thread_samples[t] : 0);
+			/* java: announced by JVMTI; jvm: one of the JVM's own threads (threads=all, native frames only) */
+			emp_table_str(threads, th->flags & EMP_THREAD_JAVA ? "java" : th->flags & EMP_THREAD_VM ? "jvm" : "");
 		}
 		static const char *const kinds[] = { "enter", "exit", "exit_throw", "sample" };
 		for (int k = EMP_EV_ENTER; k <= EMP_EV_SAMPLE; k++) {

@@ -96,7 +96,8 @@ static void percent(char *buf, size_t len, uint64_t part, uint64_t whole)
 static int informational(const char *name)
 {
 	static const char *const info[] = { "samples", "sample_signals", "sample_thread_time_ns", "agct_ok",
-					    "sample_threads_armed" };
+					    "sample_threads_armed", "sample_vm_threads_armed", "sample_vm_samples",
+					    "sample_vm_thread_time_ns", "sample_vm_takeovers" };
 	for (size_t i = 0; i < sizeof(info) / sizeof(info[0]); i++)
 		if (!strcmp(name, info[i]))
 			return 1;
@@ -133,6 +134,18 @@ void emp_profile_describe(struct emp_dump_reader *r, uint64_t samples, struct em
 					     "sampled, so the achieved rate is unknown",
 					path, samples);
 		}
+		/* threads=all: how much of it was the JVM's own threads (included in the figures above) */
+		const char *threads = emp_dump_meta(r, "sample_threads");
+		uint64_t vm_armed = emp_dump_counter(r, "sample_vm_threads_armed");
+		if (threads && !strcmp(threads, "all"))
+			emp_report_note(rep,
+					"%s: threads=all: %" PRIu64 " of the samples on %" PRIu64 " JVM threads (JIT "
+					"compiler, GC, VM; native frames under a [category] root), %.3f s of their CPU time",
+					path, emp_dump_counter(r, "sample_vm_samples"), vm_armed,
+					(double)emp_dump_counter(r, "sample_vm_thread_time_ns") / 1e9);
+		else if (threads)
+			emp_report_note(rep, "%s: threads=java: the JVM's own threads (JIT compiler, GC, VM) were not "
+					     "sampled", path);
 	}
 	char line[4096], pct[32];
 	size_t len = 0;

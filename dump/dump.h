@@ -55,6 +55,8 @@ enum emp_frame_kind {
 #define EMP_METHOD_INLINED   0x2u /* frame was inlined by the JIT (sample mode, where known) */
 /* Thread symbol flags. */
 #define EMP_THREAD_JAVA      0x1u /* a Java thread (JVMTI ThreadStart seen) */
+#define EMP_THREAD_VM        0x2u /* a thread JVMTI did not announce (JIT compiler, GC, VM thread...), found by the
+				     sampler in /proc (threads=all); name = its /proc comm; native frames only */
 
 /* Event kinds: the low 3 bits of an event's first varint in an EVENTS chunk. */
 enum emp_event_kind {

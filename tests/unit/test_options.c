@@ -44,6 +44,7 @@ static void assert_defaults(const char *text)
 	cr_assert_eq(o.interval_ns, 10000000u);
 	cr_assert_eq(o.clock, EMP_CLOCK_CPU);
 	cr_assert_eq(o.engine, EMP_SAMPLE_ENGINE_AUTO);
+	cr_assert_eq(o.threads, EMP_THREADS_ALL);
 	cr_assert_eq(o.depth, 2048u);
 	cr_assert_str_eq(o.out, "emp-%p.emp");
 	cr_assert_eq(o.writer, EMP_WRITER_FILE);
@@ -150,6 +151,27 @@ Test(options, engine)
 	bad("engine=timer", "engine=timer: expected auto, perf, ctimer or itimer");
 	bad("engine=", "engine=: expected auto, perf, ctimer or itimer");
 	bad("engine=PERF", "engine=PERF: expected auto, perf, ctimer or itimer");
+}
+
+Test(options, threads)
+{
+	ok("threads=java");
+	cr_assert_eq(o.threads, EMP_THREADS_JAVA);
+	ok("threads=all");
+	cr_assert_eq(o.threads, EMP_THREADS_ALL);
+	ok("clock=cpu");
+	cr_assert_eq(o.threads, EMP_THREADS_ALL, "all is the default with clock=cpu");
+	ok("clock=wall");
+	cr_assert_eq(o.threads, EMP_THREADS_JAVA, "java is the default with clock=wall");
+	ok("threads=java,clock=wall");
+	cr_assert_eq(o.threads, EMP_THREADS_JAVA);
+	bad("clock=wall,threads=all", "threads=all applies to clock=cpu only (wall-clock samples of idle JVM threads "
+				      "say nothing; use threads=java)");
+	bad("threads=vm", "threads=vm: expected all or java");
+	bad("threads=", "threads=: expected all or java");
+	bad("threads=all,threads=java", "option threads given twice");
+	bad("mode=trace,include=a.*,threads=java", "threads= applies to mode=sample only (mode is trace)");
+	bad("mode=off,threads=all", "threads= applies to mode=sample only (mode is off)");
 }
 
 Test(options, depth)
@@ -332,7 +354,7 @@ Test(options, help)
 Test(options, help_text_lists_every_option_with_default)
 {
 	const char *h = emp_options_help();
-	static const char *const keys[] = { "mode=", "interval=", "clock=", "engine=", "depth=", "include=",
+	static const char *const keys[] = { "mode=", "interval=", "clock=", "engine=", "threads=", "depth=", "include=",
 					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "flush=",
 					    "ringsize=", "timesource=", "log=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -344,13 +366,14 @@ Test(options, help_text_lists_every_option_with_default)
 	static const char *const defaults[] = { "(default: sample)", "(default: 10ms;", "(default: cpu)",
 						"(default: 2048)", "(default: block:", "(default: emp-%p.emp)",
 						"(default: file)", "(default: 1s;", "(default: 1M in",
-						"(default: auto)", "(default: warn)" };
+						"(default: auto)", "(default: warn)",
+						"(default: all with clock=cpu, java with wall)" };
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		cr_assert_not_null(strstr(h, defaults[i]), "help lacks %s", defaults[i]);
 	size_t n = 0;
 	for (const char *p = h; (p = strstr(p, "(default:")); p++)
 		n++;
-	cr_assert_eq(n, 12, "one default per option that has one");
+	cr_assert_eq(n, 13, "one default per option that has one");
 	cr_assert_eq(h[strlen(h) - 1], '\n');
 }
 
