@@ -354,8 +354,14 @@ static int list_tasks(struct tids *out)
 /* One scan.  See the file comment for the rules. */
 static void scan(void)
 {
-	if (list_tasks(&vm.cur))
+	int rc = list_tasks(&vm.cur);
+	if (rc) {
+		static int warned;
+		if (!warned++)
+			emp_warn("sampler: cannot list /proc/self/task (%s); the JVM's own threads are not sampled",
+				 strerror(-rc));
 		return;
+	}
 	pid_t writer = emp_thread_writer_tid();
 	struct emp_vmthread *gone = NULL;
 	size_t nunknown = 0;
@@ -424,12 +430,18 @@ static void *scanner_main(void *arg)
 	pthread_setname_np(pthread_self(), "emp vmscan");
 	/* emp's writer is started just before us (VMInit) and makes itself known at its first pass, at once; it must
 	 * not be taken for a JVM thread.  Bounded: a writer that never runs has nothing to protect. */
-	for (int i = 0; i < 1000 && !emp_thread_writer_tid(); i++) {
+	pthread_mutex_lock(&vm.lock);
+	for (int i = 0; i < 1000 && !vm.stop && !emp_thread_writer_tid(); i++) {
+		pthread_mutex_unlock(&vm.lock);
 		struct timespec ms = { 0, 1000000 };
 		nanosleep(&ms, NULL);
+		pthread_mutex_lock(&vm.lock);
 	}
-	scan();
-	pthread_mutex_lock(&vm.lock);
+	if (!vm.stop) {
+		pthread_mutex_unlock(&vm.lock);
+		scan();
+		pthread_mutex_lock(&vm.lock);
+	}
 	while (!vm.stop) {
 		struct timespec until;
 		clock_gettime(CLOCK_MONOTONIC, &until);
