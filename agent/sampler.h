@@ -211,8 +211,9 @@ enum emp_vm_category {
 enum emp_vm_category emp_vmthreads_category(const char *comm);
 /* emp_vmthreads_category_name - "[GC]" etc.; NULL for a value out of range. */
 const char *emp_vmthreads_category_name(int category);
-/* emp_vmthreads_setup - Agent_OnLoad, threads=all: sample JVM threads with @engine (perf, timer or itimer) every
- * @interval_ns, rings of @ring_bytes.  Return: 0, or -1 with a one-line message in @err. */
+/* emp_vmthreads_setup - Agent_OnLoad, threads=all: sample JVM threads with @engine every @interval_ns, rings of
+ * @ring_bytes.  @engine is perf, timer or itimer: options.c refuses threads=all with clock=wall.  Return: 0, or -1
+ * with a one-line message in @err. */
 int emp_vmthreads_setup(enum emp_engine engine, uint64_t interval_ns, uint64_t ring_bytes, char *err,
 			size_t errlen);
 /* emp_vmthreads_start - VMInit: start the scanner (first scan at once, then every EMP_VMTHREADS_SCAN_MS). */

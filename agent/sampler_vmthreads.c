@@ -517,10 +517,6 @@ int emp_vmthreads_sample(void *ucontext)
 int emp_vmthreads_setup(enum emp_engine engine, uint64_t interval_ns, uint64_t ring_bytes, char *err,
 			size_t errlen)
 {
-	if (engine == EMP_ENGINE_WALL) {
-		snprintf(err, errlen, "threads=all applies to clock=cpu only");
-		return -1;
-	}
 	int rc = emp_tidmap_init(&vm.map, EMP_VMTHREADS_MAP_SLOTS);
 	pthread_condattr_t a;
 	if (!rc && (pthread_condattr_init(&a) || pthread_condattr_setclock(&a, CLOCK_MONOTONIC) ||
