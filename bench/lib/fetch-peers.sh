@@ -11,33 +11,14 @@
 set -euo pipefail
 
 CACHE=${EMP_BENCH_CACHE:-$HOME/.cache/emp-bench}
-REPO=${MAVEN_REPO:-https://repo.maven.apache.org/maven2}
 ASPROF_VERSION=${ASPROF_VERSION:-4.5}
 KIEKER_VERSION=${KIEKER_VERSION:-2.0.2}
 OTEL_VERSION=${OTEL_VERSION:-2.33.1}
 mkdir -p "$CACHE"
 
-# get GROUP_PATH ARTIFACT VERSION CLASSIFIER -> path of the cached jar (downloaded once, checked by sha1)
-get() {
-	local g=$1 a=$2 v=$3 c=$4 name url out
-	name="$a-$v${c:+-$c}.jar"
-	out="$CACHE/$name"
-	if [[ ! -s $out ]]; then
-		url="$REPO/$g/$a/$v/$name"
-		echo "fetch-peers: downloading $url" >&2
-		curl -fsSL --retry 3 --max-time 600 -o "$out.part" "$url" || { rm -f "$out.part"; return 1; }
-		local want have
-		want=$(curl -fsSL --retry 3 --max-time 60 "$url.sha1" | awk '{print $1}') || want=
-		have=$(sha1sum "$out.part" | awk '{print $1}')
-		if [[ -n $want && $want != "$have" ]]; then
-			echo "fetch-peers: sha1 mismatch for $name (want $want, have $have)" >&2
-			rm -f "$out.part"
-			return 1
-		fi
-		mv "$out.part" "$out"
-	fi
-	printf '%s\n' "$out"
-}
+# shellcheck source=../../scripts/maven.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/maven.sh"
+get() { maven_get "$CACHE" "$@"; }
 
 status=0
 peers=("$@")

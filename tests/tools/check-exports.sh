@@ -32,7 +32,6 @@ BUILD=${BUILD:-build}
 JAVA=${JAVA:-java}
 JDK25=${JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
 CACHE=${EMP_EXPORTS_CACHE:-$HOME/.cache/emp-exports}
-REPO=${MAVEN_REPO:-https://repo.maven.apache.org/maven2}
 AGENT=${EMP_AGENT:-$TOP/$BUILD/libemp.so}
 ANALYZE=${EMP_ANALYZE:-$TOP/$BUILD/emp-analyze}
 SUT=${EMP_SUT_JAR:-$TOP/$BUILD/java-sut.jar}
@@ -47,26 +46,9 @@ mkdir -p "$CACHE/jars"
 TMP=$(mktemp -d)
 [[ ${KEEP:-0} == 1 ]] && echo "check-exports: scratch directory $TMP" || trap 'rm -rf "$TMP"' EXIT
 
-# get GROUP ARTIFACT VERSION -> path of the cached jar (downloaded once, checked against the repository's sha1)
-get() {
-	local g=${1//.//} a=$2 v=$3 name out url want have
-	name="$a-$v.jar"
-	out="$CACHE/jars/$name"
-	if [[ ! -s $out ]]; then
-		url="$REPO/$g/$a/$v/$name"
-		echo "check-exports: downloading $url" >&2
-		curl -fsSL --retry 3 --max-time 600 -o "$out.part" "$url" || { rm -f "$out.part"; return 1; }
-		want=$(curl -fsSL --retry 3 --max-time 60 "$url.sha1" | awk '{print $1}') || want=
-		have=$(sha1sum "$out.part" | awk '{print $1}')
-		if [[ -z $want || $want != "$have" ]]; then
-			echo "check-exports: sha1 of $name: repository '$want', file '$have'" >&2
-			rm -f "$out.part"
-			return 1
-		fi
-		mv "$out.part" "$out"
-	fi
-	printf '%s\n' "$out"
-}
+# shellcheck source=../../scripts/maven.sh
+. "$TOP/scripts/maven.sh"
+get() { maven_get "$CACHE/jars" "$@"; }
 
 # Kieker's analysis library and what its reader and trace filters load (its POM lists only slf4j and jctools;
 # the log goes through logback, as in Kieker's tools).
