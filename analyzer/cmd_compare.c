@@ -116,76 +116,37 @@ static void num_or_empty(struct emp_table *t, double v, int decimals)
 int emp_cmd_compare(int argc, char **argv)
 {
 	struct emp_cli cli = { .command = "compare", .usage = usage };
-	enum { OPT_BASE = EMP_OPT_FIRST_FREE, OPT_NEW, OPT_WARMUP, OPT_TEST, OPT_ALPHA, OPT_MIN_PCT, OPT_SAMPLE_NS,
-	       OPT_RESAMPLES, OPT_SEED, OPT_VM_COST, OPT_ITER_NAME };
+	enum { OPT_MIN_PCT = EMP_ITER_OPT_FIRST_FREE, OPT_VM_COST };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
-					      { "base", required_argument, NULL, OPT_BASE },
-					      { "new", required_argument, NULL, OPT_NEW },
-					      { "warmup", required_argument, NULL, OPT_WARMUP },
-					      { "test", required_argument, NULL, OPT_TEST },
-					      { "alpha", required_argument, NULL, OPT_ALPHA },
+					      EMP_ITER_CLI_OPTS,
 					      { "min-pct", required_argument, NULL, OPT_MIN_PCT },
-					      { "sample-ns", no_argument, NULL, OPT_SAMPLE_NS },
-					      { "resamples", required_argument, NULL, OPT_RESAMPLES },
-					      { "seed", required_argument, NULL, OPT_SEED },
 					      { "vm-cost", required_argument, NULL, OPT_VM_COST },
-					      { "iteration-name", required_argument, NULL, OPT_ITER_NAME },
 					      { 0, 0, 0, 0 } };
-	const char *dir[2] = { NULL, NULL };
-	struct emp_iter_opts io = { 0 };
-	enum emp_stats_test test = EMP_STATS_MWU;
-	double alpha = 0.01, min_pct = 1, vm_cost = 0;
-	unsigned resamples = 1000;
-	uint64_t seed = 1;
+	struct emp_iter_cli ic;
+	emp_iter_cli_init(&ic);
+	double min_pct = 1, vm_cost = 0;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (emp_cli_common(&cli, opt, optarg))
+		if (emp_cli_common(&cli, opt, optarg) || emp_iter_cli_option(&cli, &ic, opt, optarg))
 			continue;
 		switch (opt) {
-		case OPT_BASE:
-			dir[0] = optarg;
-			break;
-		case OPT_NEW:
-			dir[1] = optarg;
-			break;
-		case OPT_WARMUP:
-			io.warmup = (unsigned)emp_cli_number(&cli, "warmup", optarg, 0, 1e9);
-			break;
-		case OPT_TEST:
-			if (emp_stats_test_parse(optarg, &test))
-				emp_cli_usage_error(&cli, "--test=%s: expected mwu, mwu-commons or welch", optarg);
-			break;
-		case OPT_ALPHA:
-			alpha = emp_cli_number(&cli, "alpha", optarg, 1e-12, 0.5);
-			break;
 		case OPT_MIN_PCT:
 			min_pct = emp_cli_number(&cli, "min-pct", optarg, 0, 100);
 			break;
-		case OPT_SAMPLE_NS:
-			io.sample_ns = 1;
-			break;
-		case OPT_RESAMPLES:
-			resamples = (unsigned)emp_cli_number(&cli, "resamples", optarg, 1, 1e7);
-			break;
-		case OPT_SEED:
-			seed = (uint64_t)emp_cli_number(&cli, "seed", optarg, 0, 1.8e19);
-			break;
 		case OPT_VM_COST:
 			vm_cost = emp_cli_number(&cli, "vm-cost", optarg, 1e-9, 1e12);
-			break;
-		case OPT_ITER_NAME:
-			if (!*optarg)
-				emp_cli_usage_error(&cli, "--iteration-name: expected a name");
-			io.iteration_name = optarg;
 			break;
 		default:
 			break;
 		}
 	}
-	if (optind < argc)
-		emp_cli_usage_error(&cli, "unexpected argument '%s'", argv[optind]);
-	if (!dir[0] || !dir[1])
-		emp_cli_usage_error(&cli, "--base=DIR and --new=DIR are both required");
+	emp_iter_cli_done(&cli, &ic, argc, argv);
+	const struct emp_iter_opts io = ic.io;
+	const char *const *dir = ic.dir;
+	const enum emp_stats_test test = ic.test;
+	const double alpha = ic.alpha;
+	const unsigned resamples = ic.resamples;
+	const uint64_t seed = ic.seed;
 	if (vm_cost == 0)
 		vm_cost = io.warmup ? io.warmup : 1;
 

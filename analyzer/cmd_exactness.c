@@ -192,42 +192,26 @@ static int write_csv(const char *file, struct node_grid *ng, size_t nnodes, cons
 int emp_cmd_exactness(int argc, char **argv)
 {
 	struct emp_cli cli = { .command = "exactness", .usage = usage };
-	enum { OPT_BASE = EMP_OPT_FIRST_FREE, OPT_NEW, OPT_NODES, OPT_MAX_VMS, OPT_ITERS, OPT_RESAMPLES, OPT_SEED,
-	       OPT_WARMUP, OPT_TEST, OPT_ALPHA, OPT_F1, OPT_SAMPLE_NS, OPT_CSV, OPT_ITER_NAME };
+	enum { OPT_NODES = EMP_ITER_OPT_FIRST_FREE, OPT_MAX_VMS, OPT_ITERS, OPT_F1, OPT_CSV };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
-					      { "base", required_argument, NULL, OPT_BASE },
-					      { "new", required_argument, NULL, OPT_NEW },
+					      EMP_ITER_CLI_OPTS,
 					      { "nodes", required_argument, NULL, OPT_NODES },
 					      { "max-vms", required_argument, NULL, OPT_MAX_VMS },
 					      { "iterations", required_argument, NULL, OPT_ITERS },
-					      { "resamples", required_argument, NULL, OPT_RESAMPLES },
-					      { "seed", required_argument, NULL, OPT_SEED },
-					      { "warmup", required_argument, NULL, OPT_WARMUP },
-					      { "test", required_argument, NULL, OPT_TEST },
-					      { "alpha", required_argument, NULL, OPT_ALPHA },
 					      { "f1", required_argument, NULL, OPT_F1 },
-					      { "sample-ns", no_argument, NULL, OPT_SAMPLE_NS },
 					      { "csv", required_argument, NULL, OPT_CSV },
-					      { "iteration-name", required_argument, NULL, OPT_ITER_NAME },
 					      { 0, 0, 0, 0 } };
-	const char *dir[2] = { NULL, NULL }, *nodes = NULL, *svg = NULL, *csv = NULL;
-	unsigned *iters = NULL, resamples = 1000;
+	const char *nodes = NULL, *svg = NULL, *csv = NULL;
+	unsigned *iters = NULL;
 	size_t ni = 0, max_vms = 0;
-	uint64_t seed = 1;
-	double alpha = 0.01, thr = 0.98;
-	enum emp_stats_test test = EMP_STATS_MWU;
-	struct emp_iter_opts io = { 0 };
+	double thr = 0.98;
+	struct emp_iter_cli ic;
+	emp_iter_cli_init(&ic);
 	int opt;
 	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-		if (emp_cli_common(&cli, opt, optarg))
+		if (emp_cli_common(&cli, opt, optarg) || emp_iter_cli_option(&cli, &ic, opt, optarg))
 			continue;
 		switch (opt) {
-		case OPT_BASE:
-			dir[0] = optarg;
-			break;
-		case OPT_NEW:
-			dir[1] = optarg;
-			break;
 		case OPT_NODES:
 			nodes = optarg;
 			break;
@@ -238,35 +222,11 @@ int emp_cmd_exactness(int argc, char **argv)
 			free(iters);
 			ni = parse_list(&cli, optarg, &iters);
 			break;
-		case OPT_RESAMPLES:
-			resamples = (unsigned)emp_cli_number(&cli, "resamples", optarg, 1, 1e7);
-			break;
-		case OPT_SEED:
-			seed = (uint64_t)emp_cli_number(&cli, "seed", optarg, 0, 1.8e19);
-			break;
-		case OPT_WARMUP:
-			io.warmup = (unsigned)emp_cli_number(&cli, "warmup", optarg, 0, 1e9);
-			break;
-		case OPT_TEST:
-			if (emp_stats_test_parse(optarg, &test))
-				emp_cli_usage_error(&cli, "--test=%s: expected mwu, mwu-commons or welch", optarg);
-			break;
-		case OPT_ALPHA:
-			alpha = emp_cli_number(&cli, "alpha", optarg, 1e-12, 0.5);
-			break;
 		case OPT_F1:
 			thr = emp_cli_number(&cli, "f1", optarg, 0, 1);
 			break;
-		case OPT_SAMPLE_NS:
-			io.sample_ns = 1;
-			break;
 		case OPT_CSV:
 			csv = optarg;
-			break;
-		case OPT_ITER_NAME:
-			if (!*optarg)
-				emp_cli_usage_error(&cli, "--iteration-name: expected a name");
-			io.iteration_name = optarg;
 			break;
 		case 'o':
 			svg = optarg;
@@ -275,10 +235,13 @@ int emp_cmd_exactness(int argc, char **argv)
 			break;
 		}
 	}
-	if (optind < argc)
-		emp_cli_usage_error(&cli, "unexpected argument '%s'", argv[optind]);
-	if (!dir[0] || !dir[1])
-		emp_cli_usage_error(&cli, "--base=DIR and --new=DIR are both required");
+	emp_iter_cli_done(&cli, &ic, argc, argv);
+	struct emp_iter_opts io = ic.io;
+	const char *const *dir = ic.dir;
+	const enum emp_stats_test test = ic.test;
+	const double alpha = ic.alpha;
+	const unsigned resamples = ic.resamples;
+	const uint64_t seed = ic.seed;
 	int user_iters = iters != NULL;
 	if (!user_iters) {
 		/* 1, 2, 5, 10, 20, 50, ...: prefix means are kept for these; the grid uses those a VM reaches */
