@@ -38,17 +38,5 @@ for JAVA in $JDKS; do
 	bench_variant emp-null "-agentpath:$EMP_LIB=mode=trace,include=$METHOD,writer=null"
 	((feature >= 22)) && bench_variant emp-null-jni "-agentpath:$EMP_LIB=mode=trace,include=$METHOD;java.lang.Void.none,writer=null"
 	bench_variant emp-file "-agentpath:$EMP_LIB=mode=trace,include=$METHOD,writer=file,out=@OUT@/data/run.emp"
-	for d in $DEPTHS; do
-		bench_config "moobench-d$d" "$d" 0.5 emp.sut.MooBench --calls "$CALLS" --depth "$d"
-	done
-	bench_run "$VMS"
-	{
-		echo "## probe-cost ($(date -u +%Y-%m-%d), $(sed -n 's/^java: //p' "$BENCH_DIR/machine.txt"))"
-		echo
-		echo "Slope of the time per top-level call (second half of $CALLS calls per JVM) over depths $DEPTHS."
-		echo
-		python3 "$HERE/lib/stats.py" slope --calls "$CALLS" "$BENCH_DIR/manifest.csv"
-		echo
-		sed 's/^/    /' "$BENCH_DIR/machine.txt"
-	} | tee "$BENCH_DIR/report.md"
+	bench_moobench_slopes probe-cost
 done

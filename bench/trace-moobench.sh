@@ -65,16 +65,4 @@ done
 [[ $PEERS == *otel* ]] && bench_variant otel "-javaagent:$OTEL_JAR -Dotel.instrumentation.methods.include=emp.sut.MooBench[monitoredMethod] \
 -Dotel.traces.exporter=none -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.javaagent.logging=none"
 
-for d in $DEPTHS; do
-	bench_config "moobench-d$d" "$d" 0.5 emp.sut.MooBench --calls "$CALLS" --depth "$d"
-done
-bench_run "$VMS"
-{
-	echo "## trace-moobench ($(date -u +%Y-%m-%d), $(sed -n 's/^java: //p' "$BENCH_DIR/machine.txt"))"
-	echo
-	echo "Slope of the time per top-level call (second half of $CALLS calls per JVM) over depths $DEPTHS."
-	echo
-	python3 "$HERE/lib/stats.py" slope --calls "$CALLS" "$BENCH_DIR/manifest.csv"
-	echo
-	sed 's/^/    /' "$BENCH_DIR/machine.txt"
-} | tee "$BENCH_DIR/report.md"
+bench_moobench_slopes trace-moobench

@@ -155,6 +155,26 @@ bench_run() {
 	echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$BENCH_DIR/machine.txt"
 }
 
+# bench_moobench_slopes TITLE - MooBench at every depth of $DEPTHS ($CALLS top-level calls per JVM) for every
+# variant, $VMS rounds, then report.md (and stdout): the slope of the time per top-level call over depth per
+# variant (stats.py slope) and the machine facts.
+bench_moobench_slopes() {
+	local d
+	for d in $DEPTHS; do
+		bench_config "moobench-d$d" "$d" 0.5 emp.sut.MooBench --calls "$CALLS" --depth "$d"
+	done
+	bench_run "$VMS"
+	{
+		echo "## $1 ($(date -u +%Y-%m-%d), $(sed -n 's/^java: //p' "$BENCH_DIR/machine.txt"))"
+		echo
+		echo "Slope of the time per top-level call (second half of $CALLS calls per JVM) over depths $DEPTHS."
+		echo
+		python3 "$BENCH_ROOT/bench/lib/stats.py" slope --calls "$CALLS" "$BENCH_DIR/manifest.csv"
+		echo
+		sed 's/^/    /' "$BENCH_DIR/machine.txt"
+	} | tee "$BENCH_DIR/report.md"
+}
+
 # JFR settings enabling only jdk.ExecutionSample at PERIOD (e.g. "10 ms"); prints the file's path.
 bench_jfr_settings() {
 	local period=$1 f
