@@ -307,16 +307,27 @@ static int mwu_exact_sf(size_t m, size_t n, size_t u, double *p)
 	return 0;
 }
 
-int emp_stats_mwu(const double *x, size_t nx, const double *y, size_t ny, struct emp_stats_result *r)
+/* The pooled ranks of @x and @y and x's U statistic, for both Mann-Whitney variants.  Return: 0 or -EINVAL (an
+ * empty sample, a NaN) or rank_pooled's error. */
+static int mwu_rank(const double *x, size_t nx, const double *y, size_t ny, struct ranked *rk, double *u1)
 {
 	if (nx == 0 || ny == 0 || has_nan(x, nx) || has_nan(y, ny))
 		return -EINVAL;
+	int err = rank_pooled(x, nx, y, ny, rk);
+	if (!err)
+		*u1 = rk->r1 - (double)nx * ((double)nx + 1) / 2;
+	return err;
+}
+
+int emp_stats_mwu(const double *x, size_t nx, const double *y, size_t ny, struct emp_stats_result *r)
+{
 	struct ranked rk;
-	int err = rank_pooled(x, nx, y, ny, &rk);
+	double u1;
+	int err = mwu_rank(x, nx, y, ny, &rk, &u1);
 	if (err)
 		return err;
 	double n1 = (double)nx, n2 = (double)ny, n = n1 + n2;
-	double u1 = rk.r1 - n1 * (n1 + 1) / 2, u2 = n1 * n2 - u1, u = u1 > u2 ? u1 : u2;
+	double u2 = n1 * n2 - u1, u = u1 > u2 ? u1 : u2;
 	*r = (struct emp_stats_result){ .statistic = u1, .z = NAN, .df = NAN };
 	if ((nx <= 8 || ny <= 8) && !rk.ties && nx * ny <= EMP_STATS_MWU_EXACT_MAX) {
 		double sf;
@@ -336,14 +347,13 @@ int emp_stats_mwu(const double *x, size_t nx, const double *y, size_t ny, struct
 
 int emp_stats_mwu_commons(const double *x, size_t nx, const double *y, size_t ny, struct emp_stats_result *r)
 {
-	if (nx == 0 || ny == 0 || has_nan(x, nx) || has_nan(y, ny))
-		return -EINVAL;
 	struct ranked rk;
-	int err = rank_pooled(x, nx, y, ny, &rk);
+	double u1;
+	int err = mwu_rank(x, nx, y, ny, &rk, &u1);
 	if (err)
 		return err;
 	double n1 = (double)nx, n2 = (double)ny;
-	double u1 = rk.r1 - n1 * (n1 + 1) / 2, u2 = n1 * n2 - u1, umin = u1 < u2 ? u1 : u2;
+	double u2 = n1 * n2 - u1, umin = u1 < u2 ? u1 : u2;
 	*r = (struct emp_stats_result){ .statistic = u1, .df = NAN };
 	r->z = (umin - n1 * n2 / 2) / sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
 	r->p = 2 * emp_stats_norm_sf(-r->z); /* 2 Phi(z), z <= 0 */
