@@ -136,7 +136,7 @@ void emp_native_refresh(int force);
 int64_t emp_native_symbol(uint64_t pc);
 
 /* sampler_engine.c */
-enum emp_engine { EMP_ENGINE_PERF, EMP_ENGINE_TIMER, EMP_ENGINE_ITIMER, EMP_ENGINE_WALL };
+enum emp_engine { EMP_ENGINE_PERF, EMP_ENGINE_CTIMER, EMP_ENGINE_ITIMER, EMP_ENGINE_WALL };
 const char *emp_engine_name(enum emp_engine e);
 /* emp_engine_choose - the engine for @o into *@e: clock=wall: wall; engine=auto: the best that works here (perf,
  * else timer, else itimer); engine=perf|ctimer|itimer: that one, if it works.  Runs on the thread that loads the

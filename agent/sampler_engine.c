@@ -34,7 +34,7 @@ const char *emp_engine_name(enum emp_engine e)
 	switch (e) {
 	case EMP_ENGINE_PERF:
 		return "perf_cpu_clock";
-	case EMP_ENGINE_TIMER:
+	case EMP_ENGINE_CTIMER:
 		return "thread_cpu_timer";
 	case EMP_ENGINE_ITIMER:
 		return "itimer_prof";
@@ -61,7 +61,8 @@ static int perf_open(uint64_t interval_ns, pid_t tid)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-static int timer_works(void)
+/* 0 when timer_create on a thread CPU clock works here, else -errno. */
+static int ctimer_error(void)
 {
 	timer_t t;
 	struct sigevent sev;
@@ -89,7 +90,7 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 			close(rc);
 			*e = EMP_ENGINE_PERF;
 		} else {
-			*e = timer_works() ? EMP_ENGINE_ITIMER : EMP_ENGINE_TIMER;
+			*e = ctimer_error() ? EMP_ENGINE_ITIMER : EMP_ENGINE_CTIMER;
 		}
 		return 0;
 	case EMP_SAMPLE_ENGINE_PERF:
@@ -102,12 +103,12 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 		*e = EMP_ENGINE_PERF;
 		return 0;
 	case EMP_SAMPLE_ENGINE_CTIMER:
-		rc = timer_works();
+		rc = ctimer_error();
 		if (rc) {
 			snprintf(err, errlen, "engine=ctimer: timer_create on a thread CPU clock failed: %s", strerror(-rc));
 			return -1;
 		}
-		*e = EMP_ENGINE_TIMER;
+		*e = EMP_ENGINE_CTIMER;
 		return 0;
 	case EMP_SAMPLE_ENGINE_ITIMER:
 		*e = EMP_ENGINE_ITIMER;
@@ -161,7 +162,7 @@ int emp_engine_arm(enum emp_engine e, struct emp_sampler_thread *st, uint64_t in
 	switch (e) {
 	case EMP_ENGINE_PERF:
 		return arm_perf(st, interval_ns);
-	case EMP_ENGINE_TIMER:
+	case EMP_ENGINE_CTIMER:
 		return arm_timer(st, interval_ns);
 	case EMP_ENGINE_ITIMER:
 	case EMP_ENGINE_WALL:

@@ -84,16 +84,6 @@ int emp_writer_is_current(void)
 	return on_writer_thread;
 }
 
-uint64_t emp_writer_events(void)
-{
-	return w.events;
-}
-
-const char *emp_writer_destination(void)
-{
-	return w.sink ? emp_sink_describe(w.sink) : "";
-}
-
 void emp_writer_set_sample_decoder(emp_sample_decode_fn fn)
 {
 	w.decode = fn;

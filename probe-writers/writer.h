@@ -51,8 +51,5 @@ void emp_writer_stop(const char *reason);
 /* emp_writer_stop_async - from a signal handler: ask the writer thread to finish and wait for it at most
  * @timeout_ms.  Async-signal-safe.  Does nothing useful before the writer thread started. */
 void emp_writer_stop_async(const char *reason, unsigned timeout_ms);
-/* Events and bytes written so far (for the closing log line). */
-uint64_t emp_writer_events(void);
-const char *emp_writer_destination(void);
 
 #endif /* EMP_WRITER_H */
