@@ -28,7 +28,7 @@ endif
 OPT      ?= -O2
 SAN      ?=
 SANFLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-sanitize-recover=all,)
-CPPFLAGS := -D_GNU_SOURCE -Idump -Iagent -Iprobe-writers -Ianalyzer -isystem $(JAVA_HOME)/include -isystem $(JAVA_HOME)/include/linux
+CPPFLAGS := -D_GNU_SOURCE -isystem $(JAVA_HOME)/include -isystem $(JAVA_HOME)/include/linux
 CFLAGS   := $(OPT) -g -fno-omit-frame-pointer $(WARN) $(SANFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS  := $(SANFLAGS)
 
@@ -46,17 +46,22 @@ $(DEPS_STAMP): scripts/deps.sh
 all: $(BUILD)/libemp.so $(BUILD)/emp-analyze $(BUILD)/java-sut.jar
 deps: $(DEPS_STAMP)
 
+# Include paths are per source directory: INC_<dir>, set by the module.mk fragments, names a directory's own
+# headers and those of the layers below it and nothing else, so the compiler enforces the layering of README
+# "Layout" (agent/sample cannot include a trace-mode header, analyzer/lib cannot include the CLI's).
+inc = $(INC_$(patsubst %/,%,$(dir $(1))))
+
 # Generic compile rules: objects land under $(BUILD)/obj (plain) and $(BUILD)/pic (position independent,
 # hidden visibility, for libemp.so).  Header dependencies are tracked with -MMD.
 $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(call inc,$<) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/pic/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC [pic] $<")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(call inc,$<) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -MMD -MP -c $< -o $@
 
 include dump/module.mk
 include agent/module.mk

@@ -27,8 +27,10 @@
 #include "modes.h"
 #include "options.h"
 #include "sink.h"
+#include "sampler.h"
 #include "symbols.h"
 #include "thread.h"
+#include "tracer.h"
 #include "writer.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -36,9 +38,15 @@
 static struct {
 	struct emp_options opts;
 	jvmtiEnv *jvmti;
-	const struct emp_mode_ops *mode;
+	/* The hooks of the recording: the mode, then with mode=sample,iteration= the trace mode's iteration-only hooks
+	 * (they instrument the iteration method, so its calls leave ENTER/EXIT pairs among the samples).  Every event
+	 * goes to each in this order, VMDeath in the reverse one (the iteration probe stops before the sampler). */
+	const struct emp_mode_ops *modes[2];
+	unsigned nmodes;
 	int loaded;
 } agent;
+
+#define EACH_MODE(m) for (const struct emp_mode_ops *const *m = agent.modes; m < agent.modes + agent.nmodes; m++)
 
 static struct sigaction old_actions[3];
 static const int term_signals[3] = { SIGTERM, SIGINT, SIGHUP };
@@ -89,8 +97,9 @@ static void attach_thread(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	char *name = thread_name(jvmti, thread);
 	struct emp_thread *t = emp_thread_attach(name, EMP_THREAD_JAVA, jni);
 	free(name);
-	if (t && agent.mode->thread_start)
-		agent.mode->thread_start(jvmti, jni, t);
+	if (t)
+		EACH_MODE(m) if ((*m)->thread_start)
+			(*m)->thread_start(jvmti, jni, t);
 }
 
 static void prop(jvmtiEnv *jvmti, const char *key, char *out, size_t len)
@@ -114,8 +123,8 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	emp_writer_add_meta("command", value);
 	emp_writer_start(vm);
 	attach_thread(jvmti, jni, thread);
-	if (agent.mode->vm_init)
-		agent.mode->vm_init(jvmti, jni, thread);
+	EACH_MODE(m) if ((*m)->vm_init)
+		(*m)->vm_init(jvmti, jni, thread);
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -129,15 +138,16 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	struct emp_thread *t = emp_tls_thread;
 	if (!t)
 		return;
-	if (agent.mode->thread_end)
-		agent.mode->thread_end(jvmti, jni, t);
+	EACH_MODE(m) if ((*m)->thread_end)
+		(*m)->thread_end(jvmti, jni, t);
 	emp_thread_detach();
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-	if (agent.mode->vm_death)
-		agent.mode->vm_death(jvmti, jni);
+	for (unsigned i = agent.nmodes; i-- > 0;)
+		if (agent.modes[i]->vm_death)
+			agent.modes[i]->vm_death(jvmti, jni);
 	emp_writer_stop("vm_death");
 }
 
@@ -205,13 +215,15 @@ static jint load(JavaVM *vm, char *options)
 	emp_log_set_level(agent.opts.log);
 	switch (agent.opts.mode) {
 	case EMP_MODE_OFF:
-		agent.mode = &off_ops;
+		agent.modes[agent.nmodes++] = &off_ops;
 		break;
 	case EMP_MODE_SAMPLE:
-		agent.mode = &emp_sampler_ops;
+		agent.modes[agent.nmodes++] = &emp_sampler_ops;
+		if (agent.opts.iteration)
+			agent.modes[agent.nmodes++] = &emp_tracer_iteration_ops;
 		break;
 	case EMP_MODE_TRACE:
-		agent.mode = &emp_tracer_ops;
+		agent.modes[agent.nmodes++] = &emp_tracer_ops;
 		break;
 	}
 	if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK || !jvmti) {
@@ -234,13 +246,13 @@ static jint load(JavaVM *vm, char *options)
 	cb.VMDeath = on_vm_death;
 	cb.ThreadStart = on_thread_start;
 	cb.ThreadEnd = on_thread_end;
-	if (agent.mode->onload && agent.mode->onload(jvmti, &agent.opts, &caps, &cb, err, sizeof(err))) {
+	EACH_MODE(m) if ((*m)->onload && (*m)->onload(jvmti, &agent.opts, &caps, &cb, err, sizeof(err))) {
 		emp_error("%s", err);
 		return JNI_ERR;
 	}
 	jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &caps);
 	if (e != JVMTI_ERROR_NONE) {
-		emp_error("the JVM refused the capabilities mode=%s needs (JVMTI error %d)", agent.mode->name, e);
+		emp_error("the JVM refused the capabilities mode=%s needs (JVMTI error %d)", agent.modes[0]->name, e);
 		return JNI_ERR;
 	}
 	/* The dump is opened last among the checks that can fail, so a refused load leaves no file behind... */
@@ -259,7 +271,7 @@ static jint load(JavaVM *vm, char *options)
 		emp_writer_stop("load_failed");
 		return JNI_ERR;
 	}
-	if (agent.mode->enable && agent.mode->enable(jvmti, err, sizeof(err))) {
+	EACH_MODE(m) if ((*m)->enable && (*m)->enable(jvmti, err, sizeof(err))) {
 		emp_error("%s", err);
 		emp_writer_stop("load_failed");
 		return JNI_ERR;

@@ -1,5 +1,13 @@
-# analyzer/ — emp-analyze.  analyzer/main.c holds main(); everything else is also linked into the unit tests.
-ANALYZER_SRC := $(wildcard analyzer/*.c)
+# analyzer/ — emp-analyze, in three layers (each sees only those below it, and dump/):
+#   analyzer/lib     reading and aggregating: symbols, calling-context trees, calls, iterations, statistics, verdicts
+#   analyzer/render  what the reports look like: tables (text/csv/json), SVG flame graphs and heat maps, folded stacks
+#   analyzer/cli     main(), option parsing and one cmd_<command>.c per command: options -> library -> report
+# analyzer/cli/main.c holds main(); everything else is also linked into the unit tests.
+INC_analyzer/lib := -Ianalyzer/lib $(INC_dump)
+INC_analyzer/render := -Ianalyzer/render $(INC_analyzer/lib)
+INC_analyzer/cli := -Ianalyzer/cli $(INC_analyzer/render)
+
+ANALYZER_SRC := $(wildcard analyzer/lib/*.c analyzer/render/*.c analyzer/cli/*.c)
 ANALYZER_OBJ := $(ANALYZER_SRC:%.c=$(BUILD)/obj/%.o) $(DUMP_SRC:%.c=$(BUILD)/obj/%.o)
 ANALYZER_LIBS := -llz4 -lm
 

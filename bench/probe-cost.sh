@@ -4,7 +4,7 @@
 # pure vs emp mode=trace with writer=null (the probes alone) and writer=file, interleaved, one JVM per run; the
 # slope of the time per top-level call over the recursion depth, minus pure's.  On a JDK 22+ it also runs the JNI
 # flavour of the probes (variant emp-null-jni: an extra include pattern that can select a JDK class,
-# java.lang.Void.none, makes the agent choose JNI; agent/tracer.c), so the two flavours are compared side by side.
+# java.lang.Void.none, makes the agent choose JNI; agent/trace/tracer.c), so the two flavours are compared side by side.
 #
 # Usage: bench/probe-cost.sh [--quick]        (make bench-probe-cost)
 # Knobs (env): VMS (5; quick 2), DEPTHS ("10 50 100"), CALLS (500000 top-level calls per JVM, enough for C2 to settle the downcall path; quick 100000),

@@ -6,11 +6,12 @@ CORPUS_DIR   := $(BUILD)/java-corpus
 CORPUS_STAMP := $(CORPUS_DIR)/.built
 CORPUS_SRC   := $(wildcard tests/java-corpus/src/corpus/*.java)
 
-$(REWRITE_TOOL): tests/tools/emp_rewrite_tool.c agent/rewriter.c agent/classfile.c agent/rewriter.h \
-		agent/classfile.h | $(DEPS_STAMP)
+$(REWRITE_TOOL): tests/tools/emp_rewrite_tool.c agent/trace/rewriter.c agent/trace/classfile.c agent/trace/rewriter.h \
+		agent/trace/classfile.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ tests/tools/emp_rewrite_tool.c agent/rewriter.c agent/classfile.c $(LDFLAGS)
+	$(Q)$(CC) $(CPPFLAGS) $(INC_agent/trace) $(CFLAGS) -o $@ tests/tools/emp_rewrite_tool.c agent/trace/rewriter.c \
+		agent/trace/classfile.c $(LDFLAGS)
 
 $(CORPUS_STAMP): $(CORPUS_SRC) tests/java-corpus/gen-huge.sh tests/java-corpus/stub/emp/Probe.java
 	$(if $(Q),@echo "  JAVAC   java-corpus")

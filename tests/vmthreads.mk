@@ -4,6 +4,6 @@
 $(BUILD)/test/jni-attach: tests/tools/jni_attach.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -ldl -lpthread
+	$(Q)$(CC) $(CPPFLAGS) $(call inc,$<) $(CFLAGS) -o $@ $< -ldl -lpthread
 
 TEST_DEPS += $(BUILD)/test/jni-attach

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The AsyncGetCallTrace fault guard, exercised with the test build $BUILD/test/libemp-faultinject.so
-# (tests/faultinject.mk; agent/sampler_agct.c): with EMP_FAULT_INJECT_EVERY=N every N-th guarded AGCT call reads an
+# (tests/faultinject.mk; agent/sample/agct.c): with EMP_FAULT_INJECT_EVERY=N every N-th guarded AGCT call reads an
 # unmapped page inside the guard.  On JDK 17 and 25, over a NullPointerException-heavy program (HotSpot turns
 # implicit null checks into SIGSEGV, which must still reach the JVM):
 #   the JVM exits 0 and its stdout is byte-identical to a run without the agent (exact NPE count and sum);

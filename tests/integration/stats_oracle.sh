@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stats_oracle.sh - analyzer/stats.c against scipy: tests/stats/oracle.py (Debian's /usr/bin/python3 with
+# stats_oracle.sh - analyzer/lib/stats.c against scipy: tests/stats/oracle.py (Debian's /usr/bin/python3 with
 # python3-scipy 1.10) writes ~1100 cases (Mann-Whitney exact small-n, ties, large n, identical and one-element
 # samples; the commons-math variant; Welch), and build/tests/stats_oracle_check recomputes each in C and requires
 # p-value and statistic to agree to 1e-9 relative.  The case count is checked too, so an oracle that silently

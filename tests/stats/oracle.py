@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""oracle.py - reference values for analyzer/stats.c from scipy (Debian's python3-scipy, 1.10).
+"""oracle.py - reference values for analyzer/lib/stats.c from scipy (Debian's python3-scipy, 1.10).
 
 Usage: /usr/bin/python3 tests/stats/oracle.py [--seed N] > cases.csv
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* stats_oracle_check.c - compare analyzer/stats.c with the reference values of tests/stats/oracle.py.
+/* stats_oracle_check.c - compare analyzer/lib/stats.c with the reference values of tests/stats/oracle.py.
  *
  * Usage: stats_oracle_check [--tol REL] CASES.csv
  * For every line "test,x,y,statistic,p" it runs the test on x and y and compares the p-value and the statistic

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_elfsym.c - agent/elfsym.c: function names from a file's .symtab, and C++ demangling without parameters. */
+/* test_elfsym.c - agent/sample/elfsym.c: function names from a file's .symtab, and C++ demangling without parameters. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <link.h>

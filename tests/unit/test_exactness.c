@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_exactness.c - F1 by resampling (analyzer/exactness.h) on synthetic per-VM values with a known effect.
+/* test_exactness.c - F1 by resampling (analyzer/lib/exactness.h) on synthetic per-VM values with a known effect.
  *
  * Expected values come from outside the code under test: a case decided by construction (complete separation:
  * every base-vs-new draw must be significant), and an independent Monte Carlo simulation with the test's own PRNG

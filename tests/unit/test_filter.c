@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_filter.c - include/exclude pattern semantics (the table in agent/filter.h). */
+/* test_filter.c - include/exclude pattern semantics (the table in agent/trace/filter.h). */
 #include <criterion/criterion.h>
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_options.c - the agent's option string (agent/options.c): every option, every default, every error with its
+/* test_options.c - the agent's option string (agent/core/options.c): every option, every default, every error with its
  * exact one-line message, the help text and the out= template expansion. */
 #include <criterion/criterion.h>
 #include <stdint.h>

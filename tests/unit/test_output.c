@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_output.c - report tables (analyzer/output.c) in text, csv and json, compared byte for byte. */
+/* test_output.c - report tables (analyzer/render/output.c) in text, csv and json, compared byte for byte. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>

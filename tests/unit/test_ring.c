@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_ring.c - the per-thread SPSC ring (agent/ring.h): exact positions, wrap-around with PAD records, a full ring
- * that refuses without changing anything, a two-thread stress test; and the per-thread state (agent/thread.h):
+/* test_ring.c - the per-thread SPSC ring (agent/core/ring.h): exact positions, wrap-around with PAD records, a full ring
+ * that refuses without changing anything, a two-thread stress test; and the per-thread state (agent/core/thread.h):
  * attach, detach and the hand-off to the writer. */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_stats.c - analyzer/stats.c on values known by hand or by exact enumeration (the comparison with scipy
+/* test_stats.c - analyzer/lib/stats.c on values known by hand or by exact enumeration (the comparison with scipy
  * over ~1100 cases is tests/integration/stats_oracle.sh). */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_symbols.c - agent/symbols.c: interned method ids (the rewriter's identity of a method across
+/* test_symbols.c - agent/core/symbols.c: interned method ids (the rewriter's identity of a method across
  * retransformations) and the queue to the writer. */
 #include <criterion/criterion.h>
 #include <stdint.h>

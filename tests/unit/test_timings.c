@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_timings.c - java-sut timing files (analyzer/timings.h) and the pure-mode sets compare and exactness build
- * from them (analyzer/iterations.h emp_iter_load_dir on a directory of *.csv).
+/* test_timings.c - java-sut timing files (analyzer/lib/timings.h) and the pure-mode sets compare and exactness build
+ * from them (analyzer/lib/iterations.h emp_iter_load_dir on a directory of *.csv).
  *
  * Expected values are computed by hand from the synthetic files written here: exact per-VM means, variances and
  * prefix means after the warm-up, and an F1 step decided by construction (every base VM has the same value, every

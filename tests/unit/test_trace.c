@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_trace.c - call reconstruction from ENTER/EXIT events (analyzer/trace.h): Kieker eoi/ess, post-order
+/* test_trace.c - call reconstruction from ENTER/EXIT events (analyzer/lib/trace.h): Kieker eoi/ess, post-order
  * output, self time, per-thread traces, and each kind of validation failure. */
 #include <criterion/criterion.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_vmthreads.c - sample mode's JVM-thread support (threads=all): the lock-free tid map the signal handler reads
- * (agent/sampler_tidmap.c) — exact results against a reference model over random operations with collisions and
+ * (agent/sample/tidmap.c) — exact results against a reference model over random operations with collisions and
  * tombstones, a remove that waits for the reader holding the value, and a stress test in which readers must never
  * hold a value that was removed or that belongs to another key — and the thread categories from HotSpot's names. */
 #include <criterion/criterion.h>

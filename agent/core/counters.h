@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* counters.h - process-wide event and loss counters of the agent, written into every COUNTERS chunk.
+ *
+ * Every loss is counted by its reason (design.md §3: nothing is lost silently).  Increments are relaxed atomic adds:
+ * the counters are statistics, read by the writer thread with no ordering against the data they describe, and an
+ * atomic add is async-signal-safe (lock-free on x86-64), so signal handlers may count. */
+#ifndef EMP_COUNTERS_H
+#define EMP_COUNTERS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* Rewriter outcomes by reason (agent/trace/rewriter.h EMP_REWRITE_REASONS, same order; tracer.c checks the order at
+ * compile time): methods left unchanged (rewrite_skip_*) and classes left unchanged (rewrite_fail_*). */
+#define EMP_COUNTER_REWRITE_LIST(X)                                                                            \
+	X(RW_SKIP_NOMEM, "rewrite_skip_nomem")                                                                 \
+	X(RW_SKIP_TRUNCATED, "rewrite_skip_truncated")                                                         \
+	X(RW_SKIP_BAD_MAGIC, "rewrite_skip_bad_magic")                                                         \
+	X(RW_SKIP_BAD_VERSION, "rewrite_skip_bad_version")                                                     \
+	X(RW_SKIP_BAD_CLASS, "rewrite_skip_bad_class")                                                         \
+	X(RW_SKIP_CP_FULL, "rewrite_skip_cp_full")                                                             \
+	X(RW_SKIP_BAD_CODE, "rewrite_skip_bad_code")                                                           \
+	X(RW_SKIP_JSR, "rewrite_skip_jsr")                                                                     \
+	X(RW_SKIP_CODE_TOO_LARGE, "rewrite_skip_code_too_large")                                               \
+	X(RW_SKIP_EXC_TABLE_FULL, "rewrite_skip_exc_table_full")                                               \
+	X(RW_SKIP_BRANCH_OVERFLOW, "rewrite_skip_branch_overflow")                                             \
+	X(RW_SKIP_BAD_STACKMAP, "rewrite_skip_bad_stackmap")                                                   \
+	X(RW_SKIP_CTOR_SHAPE, "rewrite_skip_ctor_shape")                                                       \
+	X(RW_SKIP_CODE_ATTR, "rewrite_skip_code_attr")                                                         \
+	X(RW_FAIL_NOMEM, "rewrite_fail_nomem")                                                                 \
+	X(RW_FAIL_TRUNCATED, "rewrite_fail_truncated")                                                         \
+	X(RW_FAIL_BAD_MAGIC, "rewrite_fail_bad_magic")                                                         \
+	X(RW_FAIL_BAD_VERSION, "rewrite_fail_bad_version")                                                     \
+	X(RW_FAIL_BAD_CLASS, "rewrite_fail_bad_class")                                                         \
+	X(RW_FAIL_CP_FULL, "rewrite_fail_cp_full")                                                             \
+	X(RW_FAIL_BAD_CODE, "rewrite_fail_bad_code")                                                           \
+	X(RW_FAIL_JSR, "rewrite_fail_jsr")                                                                     \
+	X(RW_FAIL_CODE_TOO_LARGE, "rewrite_fail_code_too_large")                                               \
+	X(RW_FAIL_EXC_TABLE_FULL, "rewrite_fail_exc_table_full")                                               \
+	X(RW_FAIL_BRANCH_OVERFLOW, "rewrite_fail_branch_overflow")                                             \
+	X(RW_FAIL_BAD_STACKMAP, "rewrite_fail_bad_stackmap")                                                   \
+	X(RW_FAIL_CTOR_SHAPE, "rewrite_fail_ctor_shape")                                                       \
+	X(RW_FAIL_CODE_ATTR, "rewrite_fail_code_attr")
+
+/* Sample mode (sampler.c).  The agct_* lines follow AGCT's outcome codes 0, -1, ... -10 in order (sampler.h
+ * EMP_AGCT_OUTCOMES; sampler.c checks the order at compile time). */
+#define EMP_COUNTER_SAMPLER_LIST(X)                                                                            \
+	X(SAMPLE_SIGNALS, "sample_signals")               /* timer signals taken on armed threads (Java, JVM) */ \
+	X(SAMPLE_THREAD_TIME_NS, "sample_thread_time_ns") /* CPU (clock=cpu) or wall time of armed threads */   \
+	X(SAMPLE_THREADS_ARMED, "sample_threads_armed")   /* Java threads the engine was started for */        \
+	X(SAMPLE_ARM_FAILED, "sample_arm_failed")         /* the engine could not be started for a thread */   \
+	X(SAMPLE_VM_THREADS_ARMED, "sample_vm_threads_armed") /* threads=all: JVM threads the scanner armed */   \
+	X(SAMPLE_VM_SAMPLES, "sample_vm_samples")         /* ...samples taken on them (part of samples) */     \
+	X(SAMPLE_VM_THREAD_TIME_NS, "sample_vm_thread_time_ns") /* ...their CPU time (part of sample_thread_time_ns) */ \
+	X(SAMPLE_VM_TAKEOVERS, "sample_vm_takeovers")     /* ...later announced by ThreadStart: now Java */    \
+	X(SAMPLE_VM_TRUNCATED, "sample_vm_truncated")     /* ...native walk cut at EMP_VMTHREAD_MAX_NATIVE */  \
+	X(SAMPLE_RECOVERED, "sample_recovered_unknown_Java") /* unknown_Java re-walked from the caller */       \
+	X(SAMPLE_RECOVERED_NO_TOP, "sample_recovered_top_unnamed") /* ...its own method not found by PC */     \
+	X(SAMPLE_UNRESOLVED, "sample_unresolved_method")  /* a jmethodID JVMTI could not name */               \
+	X(SAMPLE_TRUNCATED, "sample_truncated")           /* walk stopped short of the thread's entry */       \
+	X(AGCT_OK, "agct_ok")                                                                                  \
+	X(AGCT_NO_JAVA_FRAME, "agct_no_Java_frame")                                                            \
+	X(AGCT_NO_CLASS_LOAD, "agct_no_class_load")                                                            \
+	X(AGCT_GC_ACTIVE, "agct_GC_active")                                                                    \
+	X(AGCT_UNKNOWN_NOT_JAVA, "agct_unknown_not_Java")                                                      \
+	X(AGCT_NOT_WALKABLE_NOT_JAVA, "agct_not_walkable_not_Java")                                            \
+	X(AGCT_UNKNOWN_JAVA, "agct_unknown_Java")                                                              \
+	X(AGCT_NOT_WALKABLE_JAVA, "agct_not_walkable_Java")                                                    \
+	X(AGCT_UNKNOWN_STATE, "agct_unknown_state")                                                            \
+	X(AGCT_THREAD_EXIT, "agct_thread_exit")                                                                \
+	X(AGCT_DEOPT, "agct_deopt")                                                                            \
+	X(AGCT_SAFEPOINT, "agct_safepoint")                                                                    \
+	X(AGCT_OTHER, "agct_other")                      /* an outcome code AGCT never documented */          \
+	X(AGCT_CRASHED, "agct_crashed")                  /* AGCT faulted; the fault was recovered */
+
+/* Only in the fault-injection test build of the agent (tests/faultinject.mk, -DEMP_FAULT_INJECT; agct.c). */
+#ifdef EMP_FAULT_INJECT
+#define EMP_COUNTER_FAULT_INJECT_LIST(X)                                                                       \
+	X(FAULT_INJECTED, "test_fault_injected")          /* faults injected inside the AGCT guard */          \
+	X(FAULT_CHAINED, "test_fault_chained")            /* SIGSEGV/SIGBUS passed on to the JVM's handler */
+#else
+#define EMP_COUNTER_FAULT_INJECT_LIST(X)
+#endif
+
+/* X(enum name, dump name) — the dump name is what the analyzer prints; keep it stable. */
+#define EMP_COUNTER_LIST(X)                                                                                    \
+	X(RECORDS_WRITTEN, "records_written")             /* ring records the writer turned into events */     \
+	X(RING_FULL_DROPPED, "lost_ring_full")            /* record dropped: ring full (onfull=drop, samples) */ \
+	X(RING_FULL_WAITS, "ring_full_waits")             /* a producer waited for room (onfull=block) */      \
+	X(AFTER_SHUTDOWN, "lost_after_shutdown")          /* record produced after the writer stopped */       \
+	X(NO_THREAD_STATE, "lost_no_thread_state")        /* sample on a thread the agent does not know */     \
+	X(REENTRANT, "lost_reentrant")                    /* probe or handler entered while already inside */  \
+	X(UNBALANCED_EXIT, "trace_unbalanced_exit")       /* exit probe without a matching open entry */       \
+	X(THREADS, "threads")                             /* thread states created */                          \
+	X(WRITE_ERRORS, "write_errors")                   /* the sink failed; later chunks are lost */         \
+	X(SAMPLES, "samples")                             /* samples taken (any outcome) */                    \
+	X(CLASSES_REWRITTEN, "classes_rewritten")         /* trace mode */                                     \
+	X(CLASSES_FAILED, "classes_failed")               /* trace mode: left unchanged, see rewrite_* */      \
+	X(METHODS_INSTRUMENTED, "methods_instrumented")   /* trace mode */                                     \
+	X(METHODS_SKIPPED, "methods_skipped")             /* trace mode: left unchanged, see rewrite_* */      \
+	X(CLASSES_NOT_SELECTED, "classes_not_selected")   /* trace mode: loaded, no method selected */         \
+	X(CLASSES_RETRANSFORMED, "classes_retransformed")/* trace mode: loaded before VMInit, retransformed */ \
+	X(RETRANSFORM_FAILED, "retransform_failed")       /* trace mode: RetransformClasses refused a class */ \
+	EMP_COUNTER_REWRITE_LIST(X)                                                                            \
+	EMP_COUNTER_SAMPLER_LIST(X)                                                                            \
+	EMP_COUNTER_FAULT_INJECT_LIST(X)
+
+enum emp_counter {
+#define EMP_COUNTER_ENUM(id, name) EMP_C_##id,
+	EMP_COUNTER_LIST(EMP_COUNTER_ENUM)
+#undef EMP_COUNTER_ENUM
+	EMP_COUNTER_COUNT
+};
+
+extern _Atomic uint64_t emp_counters[EMP_COUNTER_COUNT];
+extern const char *const emp_counter_names[EMP_COUNTER_COUNT];
+
+/* emp_count - add @n to @c.  Async-signal-safe. */
+static inline void emp_count(enum emp_counter c, uint64_t n)
+{
+	atomic_fetch_add_explicit(&emp_counters[c], n, memory_order_relaxed);
+}
+
+static inline uint64_t emp_counter_get(enum emp_counter c)
+{
+	return atomic_load_explicit(&emp_counters[c], memory_order_relaxed);
+}
+
+#endif /* EMP_COUNTERS_H */

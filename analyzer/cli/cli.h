@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.h - what every emp-analyze command shares: --format, --help, --allow-truncated, opening dumps and turning
+ * their status into one-line messages and the exit status. */
+#ifndef EMP_CLI_H
+#define EMP_CLI_H
+
+#include <getopt.h>
+
+#include "dump_reader.h"
+#include "input.h"
+#include "output.h"
+
+struct emp_cli {
+	const char *command;
+	const char *usage;       /* the command's --help text */
+	enum emp_format format;
+	struct emp_input in;     /* --allow-truncated, and the worst status of the dumps read so far */
+};
+
+/* The command's argv (set by main() before dispatch), for naming a bad option in usage errors. */
+extern char **emp_cli_argv;
+
+/* Long options every command accepts; a command appends its own after these (see EMP_CLI_COMMON_OPTS). */
+enum { EMP_OPT_FORMAT = 1000, EMP_OPT_HELP, EMP_OPT_ALLOW_TRUNCATED, EMP_OPT_FIRST_FREE };
+#define EMP_CLI_COMMON_OPTS                                                                                    \
+	{ "format", required_argument, NULL, EMP_OPT_FORMAT },                                                 \
+	{ "help", no_argument, NULL, EMP_OPT_HELP },                                                           \
+	{ "allow-truncated", no_argument, NULL, EMP_OPT_ALLOW_TRUNCATED }
+
+/* emp_cli_common - handle a common option @opt (from getopt_long) or an error ('?' / ':').  Exits for --help
+ * (status 0) and for usage errors (status 2).  Return: 1 when @opt was common, 0 when it is the command's own. */
+int emp_cli_common(struct emp_cli *c, int opt, const char *arg);
+/* Usage error: one line naming the problem and a hint, exit 2. */
+__attribute__((noreturn, format(printf, 2, 3))) void emp_cli_usage_error(struct emp_cli *c, const char *fmt, ...);
+/* emp_cli_number - the value of option --@opt, a number in [@lo, @hi]; a usage error (exit 2) otherwise. */
+double emp_cli_number(struct emp_cli *c, const char *opt, const char *arg, double lo, double hi);
+/* Require at least one FILE operand. */
+void emp_cli_need_files(struct emp_cli *c, int argc, char **argv);
+
+#endif /* EMP_CLI_H */

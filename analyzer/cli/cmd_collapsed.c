@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_collapsed.c - emp-analyze collapsed: FlameGraph folded stacks, one line per distinct stack. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cct.h"
+#include "cli.h"
+#include "commands.h"
+#include "folded.h"
+#include "profile.h"
+#include "util.h"
+
+static const char usage[] =
+	"usage: emp-analyze collapsed [OPTIONS] FILE...\n"
+	"\n"
+	"The samples as FlameGraph folded stacks on stdout: `root;caller;leaf count`, one line per distinct stack,\n"
+	"in tree order, heaviest first (input for flamegraph.pl, speedscope...).  Frame names are escaped so the format\n"
+	"holds: ';' becomes ':', control characters '?'.  The run description (engine, rate, losses) goes to\n"
+	"stderr.\n"
+	"\n"
+	"  --allow-truncated a truncated dump is not an error\n" EMP_PROFILE_USAGE;
+
+struct fold_ctx {
+	const struct emp_profile *p;
+	const struct emp_profile_opts *po;
+	uint32_t *path;
+};
+
+static int fold(struct emp_cct_node *n, void *arg)
+{
+	struct fold_ctx *c = arg;
+	if (!n->self_samples)
+		return 0;
+	uint32_t depth = emp_cct_path(n, c->path, EMP_MAX_FRAMES);
+	for (uint32_t i = 0; i < depth && i < EMP_MAX_FRAMES; i++) {
+		if (i)
+			putchar(';');
+		emp_folded_escape(stdout, emp_profile_name(c->p, c->po, c->path[i]));
+	}
+	printf(" %llu\n", (unsigned long long)n->self_samples);
+	return 0;
+}
+
+int emp_cmd_collapsed(int argc, char **argv)
+{
+	struct emp_cli cli = { .command = "collapsed", .usage = usage };
+	struct emp_profile_opts po = { 0 };
+	static const struct option opts[] = { EMP_CLI_COMMON_OPTS, EMP_PROFILE_OPTS, { 0, 0, 0, 0 } };
+	int opt;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		if (!emp_cli_common(&cli, opt, optarg))
+			emp_profile_opt(&po, opt, optarg);
+	if (cli.format != EMP_FMT_TEXT)
+		emp_cli_usage_error(&cli, "folded stacks have one format; --format does not apply");
+	emp_cli_need_files(&cli, argc, argv);
+
+	struct emp_report *rep = emp_report_new(EMP_FMT_TEXT);
+	struct emp_profile p;
+	emp_profile_load(&p, &po, &cli.in, argv + optind, argc - optind);
+	emp_report_notes(rep, &p.notes);
+	struct fold_ctx c = { &p, &po, emp_xmalloc(EMP_MAX_FRAMES * sizeof(*c.path)) };
+	emp_cct_walk(p.cct, emp_cct_cmp_samples, fold, &c);
+	fflush(stdout);
+	emp_report_print(rep, stderr);
+	emp_report_free(rep);
+	free(c.path);
+	emp_profile_free(&p);
+	return cli.in.exit_code;
+}

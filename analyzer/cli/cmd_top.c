@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_top.c - emp-analyze top: the flat profile, per method self and total (inclusive) samples. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cct.h"
+#include "cli.h"
+#include "commands.h"
+#include "profile.h"
+#include "util.h"
+
+static const char usage[] =
+	"usage: emp-analyze top [OPTIONS] FILE...\n"
+	"\n"
+	"The flat profile of the samples in the dumps (all threads unless --threads; several dumps add up): per\n"
+	"method its self samples (the method was the leaf frame) and total samples (the method was anywhere on the\n"
+	"stack; a recursive method counts once per sample) with their share of all samples, sorted by self, then\n"
+	"total.  Pseudo-frames such as [unknown_Java] stand for samples AsyncGetCallTrace could not walk, so the\n"
+	"self column sums to 100 %.  csv: method,self_samples,total_samples,self_pct,total_pct.\n"
+	"\n"
+	"  --limit=N         the first N methods (default 30 in text, all in csv/json; 0 = all)\n"
+	"  --format=F        text (default), csv or json\n"
+	"  --allow-truncated a truncated dump is not an error\n" EMP_PROFILE_USAGE;
+
+struct flat {
+	uint32_t gid;
+	uint64_t self, total;
+};
+
+struct flat_ctx {
+	struct flat *rows;  /* by gid */
+	uint32_t *on_path;  /* by gid: occurrences on the current root path */
+};
+
+/* Depth-first with enter/exit, so that a method's total counts each sample once even under recursion: a node
+ * adds its total only when no ancestor has the same method. */
+static void accumulate(struct flat_ctx *c, const struct emp_cct_node *n)
+{
+	struct flat *f = &c->rows[n->gid];
+	f->self += n->self_samples;
+	if (!c->on_path[n->gid])
+		f->total += n->total_samples;
+	c->on_path[n->gid]++;
+	for (const struct emp_cct_node *ch = n->first_child; ch; ch = ch->next_sibling)
+		accumulate(c, ch);
+	c->on_path[n->gid]--;
+}
+
+static const struct emp_profile *sort_p;
+static const struct emp_profile_opts *sort_po;
+
+static int cmp_flat(const void *a, const void *b)
+{
+	const struct flat *x = a, *y = b;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(emp_profile_name(sort_p, sort_po, x->gid), emp_profile_name(sort_p, sort_po, y->gid));
+}
+
+int emp_cmd_top(int argc, char **argv)
+{
+	struct emp_cli cli = { .command = "top", .usage = usage };
+	struct emp_profile_opts po = { 0 };
+	enum { OPT_LIMIT = EMP_OPT_FIRST_FREE };
+	static const struct option opts[] = { EMP_CLI_COMMON_OPTS, EMP_PROFILE_OPTS,
+					      { "limit", required_argument, NULL, OPT_LIMIT }, { 0, 0, 0, 0 } };
+	long limit = -1;
+	int opt;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (emp_cli_common(&cli, opt, optarg) || emp_profile_opt(&po, opt, optarg))
+			continue;
+		if (opt == OPT_LIMIT) {
+			char *end;
+			limit = strtol(optarg, &end, 10);
+			if (*end || end == optarg || limit < 0)
+				emp_cli_usage_error(&cli, "--limit=%s: expected a number >= 0", optarg);
+		}
+	}
+	emp_cli_need_files(&cli, argc, argv);
+	if (limit < 0)
+		limit = cli.format == EMP_FMT_TEXT ? 30 : 0;
+
+	struct emp_report *rep = emp_report_new(cli.format);
+	struct emp_profile p;
+	emp_profile_load(&p, &po, &cli.in, argv + optind, argc - optind);
+	emp_report_notes(rep, &p.notes);
+
+	uint32_t nsym = emp_symtab_count(p.st);
+	struct flat_ctx c = { emp_xcalloc(nsym + 1, sizeof(*c.rows)), emp_xcalloc(nsym + 1, sizeof(*c.on_path)) };
+	for (uint32_t g = 0; g < nsym; g++)
+		c.rows[g].gid = g;
+	for (const struct emp_cct_node *ch = emp_cct_root(p.cct)->first_child; ch; ch = ch->next_sibling)
+		accumulate(&c, ch);
+	sort_p = &p;
+	sort_po = &po;
+	qsort(c.rows, nsym, sizeof(*c.rows), cmp_flat);
+
+	uint64_t all = emp_cct_root(p.cct)->total_samples;
+	static const char *const cols[] = { "method", "self_samples", "total_samples", "self_pct", "total_pct" };
+	struct emp_table *t = emp_table_new("top", "Flat profile", 5, cols);
+	long shown = 0;
+	for (uint32_t i = 0; i < nsym && (!limit || shown < limit); i++) {
+		const struct flat *f = &c.rows[i];
+		if (!f->total)
+			continue;
+		emp_table_row(t);
+		emp_table_str(t, emp_profile_name(&p, &po, f->gid));
+		emp_table_int(t, (int64_t)f->self);
+		emp_table_int(t, (int64_t)f->total);
+		emp_table_num(t, all ? 100.0 * (double)f->self / (double)all : 0, 2);
+		emp_table_num(t, all ? 100.0 * (double)f->total / (double)all : 0, 2);
+		shown++;
+	}
+	emp_report_note(rep, "%llu samples in the profile", (unsigned long long)all);
+	emp_report_add(rep, t);
+	emp_report_print(rep, stdout);
+	emp_report_free(rep);
+	free(c.rows);
+	free(c.on_path);
+	emp_profile_free(&p);
+	return cli.in.exit_code;
+}

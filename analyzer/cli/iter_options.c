@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* iter_options.c - see iter_options.h. */
+#include "iter_options.h"
+
+#include <getopt.h>
+
+void emp_iter_cli_init(struct emp_iter_cli *c)
+{
+	*c = (struct emp_iter_cli){ .test = EMP_STATS_MWU, .alpha = 0.01, .resamples = 1000, .seed = 1 };
+}
+
+int emp_iter_cli_option(struct emp_cli *cli, struct emp_iter_cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case EMP_ITER_OPT_BASE:
+		c->dir[0] = arg;
+		return 1;
+	case EMP_ITER_OPT_NEW:
+		c->dir[1] = arg;
+		return 1;
+	case EMP_ITER_OPT_WARMUP:
+		c->io.warmup = (unsigned)emp_cli_number(cli, "warmup", arg, 0, 1e9);
+		return 1;
+	case EMP_ITER_OPT_TEST:
+		if (emp_stats_test_parse(arg, &c->test))
+			emp_cli_usage_error(cli, "--test=%s: expected mwu, mwu-commons or welch", arg);
+		return 1;
+	case EMP_ITER_OPT_ALPHA:
+		c->alpha = emp_cli_number(cli, "alpha", arg, 1e-12, 0.5);
+		return 1;
+	case EMP_ITER_OPT_SAMPLE_NS:
+		c->io.sample_ns = 1;
+		return 1;
+	case EMP_ITER_OPT_RESAMPLES:
+		c->resamples = (unsigned)emp_cli_number(cli, "resamples", arg, 1, 1e7);
+		return 1;
+	case EMP_ITER_OPT_SEED:
+		c->seed = (uint64_t)emp_cli_number(cli, "seed", arg, 0, 1.8e19);
+		return 1;
+	case EMP_ITER_OPT_ITER_NAME:
+		if (!*arg)
+			emp_cli_usage_error(cli, "--iteration-name: expected a name");
+		c->io.iteration_name = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void emp_iter_cli_done(struct emp_cli *cli, const struct emp_iter_cli *c, int argc, char **argv)
+{
+	if (optind < argc)
+		emp_cli_usage_error(cli, "unexpected argument '%s'", argv[optind]);
+	if (!c->dir[0] || !c->dir[1])
+		emp_cli_usage_error(cli, "--base=DIR and --new=DIR are both required");
+}

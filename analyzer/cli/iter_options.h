@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* iter_options.h - the command-line options `compare` and `exactness` share: the two VM sets, how they are read
+ * (iterations.h) and how they are tested (stats.h). */
+#ifndef EMP_ITER_OPTIONS_H
+#define EMP_ITER_OPTIONS_H
+
+#include <stdint.h>
+
+#include "cli.h"
+#include "iterations.h"
+#include "stats.h"
+
+/* A command lists EMP_ITER_CLI_OPTS after EMP_CLI_COMMON_OPTS, numbers its own options from
+ * EMP_ITER_OPT_FIRST_FREE, and offers every option to emp_iter_cli_option() first. */
+enum {
+	EMP_ITER_OPT_BASE = EMP_OPT_FIRST_FREE,
+	EMP_ITER_OPT_NEW,
+	EMP_ITER_OPT_WARMUP,
+	EMP_ITER_OPT_TEST,
+	EMP_ITER_OPT_ALPHA,
+	EMP_ITER_OPT_SAMPLE_NS,
+	EMP_ITER_OPT_RESAMPLES,
+	EMP_ITER_OPT_SEED,
+	EMP_ITER_OPT_ITER_NAME,
+	EMP_ITER_OPT_FIRST_FREE
+};
+#define EMP_ITER_CLI_OPTS                                                                                      \
+	{ "base", required_argument, NULL, EMP_ITER_OPT_BASE },                                                \
+	{ "new", required_argument, NULL, EMP_ITER_OPT_NEW },                                                  \
+	{ "warmup", required_argument, NULL, EMP_ITER_OPT_WARMUP },                                            \
+	{ "test", required_argument, NULL, EMP_ITER_OPT_TEST },                                                \
+	{ "alpha", required_argument, NULL, EMP_ITER_OPT_ALPHA },                                              \
+	{ "sample-ns", no_argument, NULL, EMP_ITER_OPT_SAMPLE_NS },                                            \
+	{ "resamples", required_argument, NULL, EMP_ITER_OPT_RESAMPLES },                                      \
+	{ "seed", required_argument, NULL, EMP_ITER_OPT_SEED },                                                \
+	{ "iteration-name", required_argument, NULL, EMP_ITER_OPT_ITER_NAME }
+
+struct emp_iter_cli {
+	const char *dir[2];          /* --base, --new */
+	struct emp_iter_opts io;     /* --warmup, --sample-ns, --iteration-name */
+	enum emp_stats_test test;    /* --test (mwu) */
+	double alpha;                /* --alpha (0.01) */
+	unsigned resamples;          /* --resamples (1000) */
+	uint64_t seed;               /* --seed (1) */
+};
+
+/* emp_iter_cli_init - the defaults above. */
+void emp_iter_cli_init(struct emp_iter_cli *c);
+/* emp_iter_cli_option - take @opt (from getopt_long) when it is one of EMP_ITER_CLI_OPTS; a bad value is a usage
+ * error (exit 2).  Return: 1 when taken, 0 when it is the command's own. */
+int emp_iter_cli_option(struct emp_cli *cli, struct emp_iter_cli *c, int opt, const char *arg);
+/* emp_iter_cli_done - after the options: no operand may follow, and both sets are required (usage errors). */
+void emp_iter_cli_done(struct emp_cli *cli, const struct emp_iter_cli *c, int argc, char **argv);
+
+#endif /* EMP_ITER_OPTIONS_H */

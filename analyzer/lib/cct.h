@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* cct.h - calling-context tree: one node per distinct call path, keyed by global symbol ids (symtab.h).
+ *
+ * A node carries the figures of both recording modes:
+ *   sampling  self_samples  samples whose leaf frame is this node
+ *             total_samples samples whose stack passes through this node (inclusive; leaf included)
+ *   tracing   calls, total_ns (inclusive duration), self_ns (total minus the callees' totals), filled by whoever
+ *             feeds trace events (analyzer/lib/trace.h) through emp_cct_child()
+ * Node counts are kept like perf's callchain_node (self and inclusive), so a report needs no second pass.
+ *
+ * Nodes never move once created (they live in fixed-size blocks), so a node pointer stays valid until the tree
+ * is freed.  The root has no symbol (gid EMP_CCT_NO_SYMBOL) and depth 0; its total_samples is the number of
+ * samples added.  Not thread-safe.
+ */
+#ifndef EMP_CCT_H
+#define EMP_CCT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EMP_CCT_NO_SYMBOL UINT32_MAX
+
+struct emp_cct_node {
+	uint32_t id;                         /* dense, root = 0, in creation order */
+	uint32_t gid;                        /* global symbol id; EMP_CCT_NO_SYMBOL for the root */
+	uint32_t depth;                      /* root 0, its children 1, ... */
+	uint32_t nchildren;
+	struct emp_cct_node *parent;         /* NULL for the root */
+	struct emp_cct_node *first_child;    /* children, most recently created first */
+	struct emp_cct_node *next_sibling;
+	uint64_t self_samples, total_samples;
+	uint64_t calls, total_ns, self_ns;
+};
+
+struct emp_cct;
+
+/* emp_cct_new - a tree holding only its root.  Exits when out of memory (analyzer only). */
+struct emp_cct *emp_cct_new(void);
+void emp_cct_free(struct emp_cct *c);
+struct emp_cct_node *emp_cct_root(struct emp_cct *c);
+/* Number of nodes, root included; emp_cct_node(c, id) for id < emp_cct_size(c). */
+uint32_t emp_cct_size(const struct emp_cct *c);
+struct emp_cct_node *emp_cct_node(const struct emp_cct *c, uint32_t id);
+
+/* emp_cct_child - the child of @parent for symbol @gid, created (with zero counts) when absent.  O(1). */
+struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *parent, uint32_t gid);
+/* emp_cct_find_child - the child of @parent for @gid, or NULL. */
+struct emp_cct_node *emp_cct_find_child(const struct emp_cct *c, const struct emp_cct_node *parent, uint32_t gid);
+
+/* emp_cct_add_stack - add @count samples of the stack @gids (root first, @depth frames): total_samples grows on
+ * the root and on every node of the path, self_samples on the leaf (on the root for an empty stack).
+ * Return: the leaf node. */
+struct emp_cct_node *emp_cct_add_stack(struct emp_cct *c, const uint32_t *gids, uint32_t depth, uint64_t count);
+
+/* emp_cct_path - the symbols from the root's child down to @n into @gids (root first).  Return: the depth of @n;
+ * only the first @max symbols are stored when it is larger. */
+uint32_t emp_cct_path(const struct emp_cct_node *n, uint32_t *gids, uint32_t max);
+
+/* Orders for emp_cct_children() and emp_cct_walk(): descending by the figure, ties by ascending gid, so output
+ * is deterministic. */
+int emp_cct_cmp_samples(const void *a, const void *b); /* total_samples */
+int emp_cct_cmp_time(const void *a, const void *b);    /* total_ns, then calls */
+
+/* emp_cct_children - the children of @n in @cmp order (qsort comparator over struct emp_cct_node *const *; NULL
+ * keeps creation order).  Return: their number; *out is malloc'ed (free it), NULL when there are none. */
+size_t emp_cct_children(const struct emp_cct_node *n, struct emp_cct_node ***out,
+			int (*cmp)(const void *, const void *));
+
+/* Visitor of emp_cct_walk: return 0 to descend into @n's children, 1 to skip them, -1 to stop the walk. */
+typedef int (*emp_cct_visit_fn)(struct emp_cct_node *n, void *arg);
+/* emp_cct_walk - pre-order walk below the root (the root itself is not visited), children in @cmp order.
+ * Iterative: stack depth does not limit it.  Return: 0, or -1 when the visitor stopped it. */
+int emp_cct_walk(struct emp_cct *c, int (*cmp)(const void *, const void *), emp_cct_visit_fn fn, void *arg);
+
+/* emp_cct_merge - add every node's figures of @src into @dst along the same paths (both keyed by the same
+ * symbol table); @src is unchanged. */
+void emp_cct_merge(struct emp_cct *dst, const struct emp_cct *src);
+
+#endif /* EMP_CCT_H */

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: MIT */
+/* iterations.c - per-VM node values from dumps split into iterations, or from timing files; see iterations.h. */
+#include "iterations.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump_reader.h"
+#include "folded.h"
+#include "timings.h"
+#include "trace.h"
+#include "util.h"
+
+/* One node's value in one iteration (ticks in trace mode, samples in sample mode, before scaling). */
+struct pair {
+	uint32_t node;
+	double v;
+};
+
+/* One iteration of the dump being read: its start and its (node, value) pairs, unsorted, repeats allowed. */
+struct iter {
+	uint64_t tin;
+	int done;           /* its EXIT was seen */
+	struct pair *p;
+	size_t n, cap;
+};
+
+/* Per dump thread: the open iteration, if any, and the call that opened it. */
+struct thr {
+	int open;
+	size_t iter;        /* index into load.iters */
+	uint64_t trace_id;  /* the iteration call: (trace id, eoi) is unique in a dump */
+	uint32_t eoi;
+};
+
+struct load {
+	struct emp_iter_set *s;
+	struct emp_dump_reader *r;
+	struct emp_symtab_map *map;
+	const char *path;
+	uint32_t iter_gid;  /* the dump's iteration method, EMP_CCT_NO_SYMBOL until its first ENTER */
+	int conflict;       /* a second, different iteration method was seen */
+	struct iter *iters;
+	size_t niters, cap;
+	struct thr *thr;
+	uint32_t nthr;
+};
+
+const char *emp_iter_mode_name(enum emp_iter_mode m)
+{
+	switch (m) {
+	case EMP_ITER_MODE_SAMPLE:
+		return "sample";
+	case EMP_ITER_MODE_TRACE:
+		return "trace";
+	case EMP_ITER_MODE_PURE:
+		return "pure";
+	case EMP_ITER_MODE_NONE:
+		break;
+	}
+	return "?";
+}
+
+struct emp_iter_set *emp_iter_new(const struct emp_iter_opts *o)
+{
+	struct emp_iter_set *s = emp_xcalloc(1, sizeof(*s));
+	s->st = emp_symtab_new();
+	s->cct = emp_cct_new();
+	s->iter_gid = EMP_CCT_NO_SYMBOL;
+	s->o = *o;
+	return s;
+}
+
+void emp_iter_free(struct emp_iter_set *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nvms; i++) {
+		free(s->vms[i].path);
+		free(s->vms[i].mean);
+		free(s->vms[i].var);
+		free(s->vms[i].prefix);
+	}
+	free(s->vms);
+	free(s->first_path);
+	emp_cct_free(s->cct);
+	emp_symtab_free(s->st);
+	free(s);
+}
+
+static struct thr *thread_state(struct load *l, uint32_t thread)
+{
+	if (thread >= l->nthr) {
+		uint32_t n = l->nthr ? l->nthr : 8;
+		while (n <= thread)
+			n *= 2;
+		l->thr = emp_xrealloc(l->thr, n * sizeof(*l->thr));
+		memset(l->thr + l->nthr, 0, (n - l->nthr) * sizeof(*l->thr));
+		l->nthr = n;
+	}
+	return &l->thr[thread];
+}
+
+static void add(struct iter *it, uint32_t node, double v)
+{
+	if (it->n == it->cap) {
+		it->cap = it->cap ? 2 * it->cap : 16;
+		it->p = emp_xrealloc(it->p, it->cap * sizeof(*it->p));
+	}
+	it->p[it->n].node = node;
+	it->p[it->n].v = v;
+	it->n++;
+}
+
+/* The node of the iteration method below the tree's root. */
+static struct emp_cct_node *iter_root(struct load *l)
+{
+	return emp_cct_child(l->s->cct, emp_cct_root(l->s->cct), l->iter_gid);
+}
+
+static void on_enter(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent)
+{
+	struct load *l = arg;
+	struct thr *t = thread_state(l, c->thread);
+	c->user = NULL;
+	if (t->open) {
+		/* inside an iteration every open call descends from the iteration call, whose user is its node */
+		if (parent && parent->user)
+			c->user = emp_cct_child(l->s->cct, parent->user, emp_symtab_map_get(l->map, c->method));
+		return;
+	}
+	const struct emp_dump_method *m = emp_dump_method(l->r, c->method);
+	if (!m || !(m->flags & EMP_METHOD_ITERATION))
+		return;
+	uint32_t gid = emp_symtab_map_get(l->map, c->method);
+	if (l->iter_gid == EMP_CCT_NO_SYMBOL)
+		l->iter_gid = gid;
+	else if (gid != l->iter_gid) {
+		l->conflict = 1;
+		return;
+	}
+	if (l->niters == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->iters = emp_xrealloc(l->iters, l->cap * sizeof(*l->iters));
+	}
+	l->iters[l->niters] = (struct iter){ .tin = c->tin };
+	t->open = 1;
+	t->iter = l->niters++;
+	t->trace_id = c->trace_id;
+	t->eoi = c->eoi;
+	c->user = iter_root(l);
+}
+
+static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
+{
+	(void)parent;
+	struct load *l = arg;
+	if (!c->user)
+		return;
+	struct thr *t = thread_state(l, c->thread);
+	if (l->s->mode == EMP_ITER_MODE_TRACE)
+		add(&l->iters[t->iter], ((struct emp_cct_node *)c->user)->id,
+		    c->tout >= c->tin ? (double)(c->tout - c->tin) : 0.0);
+	if (c->trace_id == t->trace_id && c->eoi == t->eoi) {
+		l->iters[t->iter].done = 1;
+		t->open = 0;
+	}
+}
+
+static const struct emp_trace_ops iter_ops = { .on_enter = on_enter, .on_call = on_call };
+
+static void on_sample(struct load *l, const struct emp_event *ev)
+{
+	struct thr *t = thread_state(l, ev->thread);
+	if (!t->open)
+		return;
+	struct iter *it = &l->iters[t->iter];
+	double one = l->s->o.sample_ns ? (double)l->s->interval_ns : 1.0;
+	struct emp_cct_node *n = iter_root(l);
+	add(it, n->id, one);
+	uint32_t from = 0;
+	for (uint32_t i = 0; i < ev->depth; i++)
+		if (emp_symtab_map_get(l->map, ev->frames[i]) == l->iter_gid) {
+			from = i + 1; /* the outermost frame of the iteration method is the node's root */
+			break;
+		}
+	for (uint32_t i = from; i < ev->depth; i++) {
+		n = emp_cct_child(l->s->cct, n, emp_symtab_map_get(l->map, ev->frames[i]));
+		add(it, n->id, one);
+	}
+}
+
+static int cmp_tin(const void *a, const void *b)
+{
+	const struct iter *x = a, *y = b;
+	return x->tin < y->tin ? -1 : x->tin > y->tin;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* Merge an iteration's pairs into one per node (sorted by node).  Return: the number of pairs left. */
+static size_t merge_pairs(struct iter *it)
+{
+	if (!it->n)
+		return 0;
+	qsort(it->p, it->n, sizeof(*it->p), cmp_node);
+	size_t w = 0;
+	for (size_t i = 1; i < it->n; i++) {
+		if (it->p[i].node == it->p[w].node)
+			it->p[w].v += it->p[i].v;
+		else
+			it->p[++w] = it->p[i];
+	}
+	return it->n = w + 1;
+}
+
+/* Turn the iterations of the file just read into the VM's per-node figures, the first @warmup (by start time)
+ * dropped; @scale converts the stored values (ticks to ns in trace mode, 1 in sample mode, where a sample already
+ * counts 1 or the interval, and for timing files, which hold ns). */
+static void reduce(struct load *l, struct emp_iter_vm *vm, double scale, unsigned warmup)
+{
+	const struct emp_iter_opts *o = &l->s->o;
+	qsort(l->iters, l->niters, sizeof(*l->iters), cmp_tin);
+	struct iter *m = l->iters + warmup;
+	uint32_t nm = (uint32_t)(l->niters - warmup), nn = emp_cct_size(l->s->cct);
+	vm->iterations = nm;
+	vm->nnodes = nn;
+	vm->mean = emp_xcalloc(nn, sizeof(double));
+	vm->var = emp_xcalloc(nn, sizeof(double));
+	vm->prefix = emp_xcalloc(o->nprefix ? o->nprefix * nn : 1, sizeof(double));
+	uint32_t *cnt = emp_xcalloc(nn, sizeof(uint32_t));
+	size_t c = 0;
+	for (uint32_t j = 0; j < nm; j++) {
+		size_t np = merge_pairs(&m[j]);
+		for (size_t k = 0; k < np; k++) {
+			vm->mean[m[j].p[k].node] += m[j].p[k].v * scale;
+			cnt[m[j].p[k].node]++;
+		}
+		for (; c < o->nprefix && o->prefix[c] == j + 1; c++)
+			for (uint32_t k = 0; k < nn; k++)
+				vm->prefix[c * nn + k] = vm->mean[k] / (j + 1);
+	}
+	for (; c < o->nprefix; c++)
+		for (uint32_t k = 0; k < nn; k++)
+			vm->prefix[c * nn + k] = NAN;
+	for (uint32_t k = 0; k < nn; k++)
+		vm->mean[k] /= nm;
+	/* two-pass variance; the iterations where a node is absent contribute (0 - mean)^2 each */
+	for (uint32_t j = 0; j < nm; j++)
+		for (size_t k = 0; k < m[j].n; k++) {
+			double d = m[j].p[k].v * scale - vm->mean[m[j].p[k].node];
+			vm->var[m[j].p[k].node] += d * d;
+		}
+	for (uint32_t k = 0; k < nn; k++)
+		vm->var[k] = nm < 2 ? 0 : (vm->var[k] + (double)(nm - cnt[k]) * vm->mean[k] * vm->mean[k]) / (nm - 1);
+	free(cnt);
+}
+
+/* A set holds dumps or timing files: refuse @path, @what (a timing file or files when @timing), in a set of the
+ * other kind.  Return: 0 or -1 after printing. */
+static int check_kind(const struct emp_iter_set *s, const char *path, int timing, const char *what)
+{
+	if (s->mode == EMP_ITER_MODE_NONE || (s->mode == EMP_ITER_MODE_PURE) == (timing != 0))
+		return 0;
+	emp_errorf("%s: %s, but %s is %s: compare dumps with dumps and timing files with timing files", path, what,
+		   s->first_path, timing ? "a dump" : "a timing file");
+	return -1;
+}
+
+/* A new VM of @group read from @path, at the end of the set's VMs. */
+static struct emp_iter_vm *new_vm(struct emp_iter_set *s, unsigned group, const char *path)
+{
+	s->vms = emp_xrealloc(s->vms, (s->nvms + 1) * sizeof(*s->vms));
+	struct emp_iter_vm *vm = &s->vms[s->nvms++];
+	memset(vm, 0, sizeof(*vm));
+	vm->path = emp_xstrdup(path);
+	vm->group = group;
+	return vm;
+}
+
+/* Mode and interval of the dump against the set's.  Return: 0 or -1 after printing. */
+static int check_meta(struct emp_iter_set *s, struct emp_dump_reader *r, const char *path)
+{
+	const char *mode = emp_dump_meta(r, "mode");
+	enum emp_iter_mode m = !mode ? EMP_ITER_MODE_NONE
+			       : !strcmp(mode, "sample") ? EMP_ITER_MODE_SAMPLE
+			       : !strcmp(mode, "trace")  ? EMP_ITER_MODE_TRACE
+							 : EMP_ITER_MODE_NONE;
+	if (m == EMP_ITER_MODE_NONE) {
+		emp_errorf("%s: mode=%s, expected a dump of mode=sample or mode=trace with iteration=", path,
+			   mode ? mode : "?");
+		return -1;
+	}
+	const char *iv = m == EMP_ITER_MODE_SAMPLE ? emp_dump_meta(r, "interval_ns") : NULL;
+	uint64_t interval = iv ? strtoull(iv, NULL, 10) : 0;
+	if (s->mode == EMP_ITER_MODE_NONE) {
+		s->mode = m;
+		s->interval_ns = interval;
+		s->first_path = emp_xstrdup(path);
+		return 0;
+	}
+	if (m != s->mode) {
+		emp_errorf("%s: mode=%s, but %s is mode=%s: compare dumps of one mode", path, emp_iter_mode_name(m),
+			   s->first_path, emp_iter_mode_name(s->mode));
+		return -1;
+	}
+	if (interval != s->interval_ns) {
+		emp_errorf("%s: sampling interval %" PRIu64 " ns, but %s has %" PRIu64 " ns", path, interval,
+			   s->first_path, s->interval_ns);
+		return -1;
+	}
+	return 0;
+}
+
+int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *path)
+{
+	if (check_kind(s, path, 0, "a dump"))
+		return -1;
+	if (s->o.iteration_name) {
+		emp_errorf("%s: a dump names its iteration method itself (agent option iteration=); --iteration-name=%s "
+			   "is for timing files", path, s->o.iteration_name);
+		return -1;
+	}
+	struct emp_dump_reader *r = emp_input_open(in, path);
+	if (!r)
+		return -1;
+	int rc = -1;
+	struct load l = { .s = s, .r = r, .path = path, .iter_gid = EMP_CCT_NO_SYMBOL };
+	struct emp_trace *tr = NULL;
+	/* META is absorbed with the first chunks: read the first event before looking at it */
+	struct emp_event ev;
+	int more = emp_dump_reader_next(r, &ev);
+	if (check_meta(s, r, path))
+		goto out;
+	l.map = emp_symtab_map_new(s->st, r);
+	tr = emp_trace_new(&iter_ops, &l);
+	for (; more; more = emp_dump_reader_next(r, &ev)) {
+		if (ev.kind == EMP_EV_SAMPLE) {
+			if (s->mode == EMP_ITER_MODE_SAMPLE)
+				on_sample(&l, &ev);
+		} else {
+			emp_trace_event(tr, &ev);
+		}
+	}
+	emp_trace_finish(tr);
+	emp_input_done(in, r);
+	/* iterations still open at the end (a truncated dump, System.exit inside them) are incomplete: drop them */
+	size_t w = 0;
+	for (size_t i = 0; i < l.niters; i++) {
+		if (l.iters[i].done)
+			l.iters[w++] = l.iters[i];
+		else
+			free(l.iters[i].p);
+	}
+	l.niters = w;
+	if (l.conflict) {
+		emp_errorf("%s: more than one method is flagged as the iteration method", path);
+		goto out;
+	}
+	if (l.iter_gid == EMP_CCT_NO_SYMBOL) {
+		emp_errorf("%s: no iteration markers (record with the agent option iteration=pkg.Class.method)", path);
+		goto out;
+	}
+	if (s->iter_gid != EMP_CCT_NO_SYMBOL && s->iter_gid != l.iter_gid) {
+		emp_errorf("%s: iterations of %s, but %s has iterations of %s", path, emp_symtab_name(s->st, l.iter_gid, 0),
+			   s->first_path, emp_symtab_name(s->st, s->iter_gid, 0));
+		goto out;
+	}
+	s->iter_gid = l.iter_gid;
+	if (l.niters <= s->o.warmup) {
+		emp_errorf("%s: %zu complete iterations, none left after --warmup %u", path, l.niters, s->o.warmup);
+		goto out;
+	}
+	reduce(&l, new_vm(s, group, path), s->mode == EMP_ITER_MODE_TRACE ? emp_dump_ticks_to_ns(r, 1.0) : 1.0,
+	       s->o.warmup);
+	rc = 0;
+out:
+	for (size_t i = 0; i < l.niters; i++)
+		free(l.iters[i].p);
+	free(l.iters);
+	free(l.thr);
+	emp_trace_free(tr);
+	if (l.map)
+		emp_symtab_map_free(l.map);
+	emp_dump_reader_close(r);
+	return rc;
+}
+
+int emp_iter_load_timings(struct emp_iter_set *s, unsigned group, const char *path)
+{
+	if (check_kind(s, path, 1, "a timing file"))
+		return -1;
+	double *ns;
+	size_t n;
+	if (emp_timings_read(path, s->o.warmup, &ns, &n))
+		return -1;
+	if (s->mode == EMP_ITER_MODE_NONE) {
+		s->mode = EMP_ITER_MODE_PURE;
+		s->first_path = emp_xstrdup(path);
+		s->iter_gid = emp_symtab_intern(s->st, EMP_FRAME_PSEUDO, 0, "",
+						s->o.iteration_name ? s->o.iteration_name : "iteration", "");
+	}
+	/* one iteration per row, in file order, each with the value of the one node; the warm-up rows were not read */
+	uint32_t node = emp_cct_child(s->cct, emp_cct_root(s->cct), s->iter_gid)->id;
+	struct load l = { .s = s, .niters = n };
+	struct pair *p = emp_xmalloc(n * sizeof(*p));
+	l.iters = emp_xmalloc(n * sizeof(*l.iters));
+	for (size_t i = 0; i < n; i++) {
+		p[i] = (struct pair){ .node = node, .v = ns[i] };
+		l.iters[i] = (struct iter){ .tin = i, .done = 1, .p = &p[i], .n = 1, .cap = 1 };
+	}
+	reduce(&l, new_vm(s, group, path), 1.0, 0);
+	free(l.iters);
+	free(p);
+	free(ns);
+	return 0;
+}
+
+int emp_iter_load_dir(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *dir)
+{
+	char **emp = NULL, **csv = NULL;
+	int ne = emp_timings_list(dir, ".emp", &emp), nc = ne < 0 ? -1 : emp_timings_list(dir, ".csv", &csv);
+	int rc = -1;
+	if (ne < 0 || nc < 0)
+		goto out;
+	if (ne && nc) {
+		emp_errorf("%s: both dumps (*.emp) and timing files (*.csv) in this directory: one set per directory", dir);
+		goto out;
+	}
+	if (!ne && !nc) {
+		emp_errorf("%s: no dump (*.emp) and no timing file (*.csv) in this directory", dir);
+		goto out;
+	}
+	if (check_kind(s, dir, nc, nc ? "timing files (*.csv)" : "dumps (*.emp)"))
+		goto out;
+	for (int i = 0; i < ne + nc; i++)
+		if (nc ? emp_iter_load_timings(s, group, csv[i]) : emp_iter_load(s, in, group, emp[i]))
+			goto out;
+	rc = ne + nc;
+out:
+	emp_timings_list_free(emp, ne > 0 ? (size_t)ne : 0);
+	emp_timings_list_free(csv, nc > 0 ? (size_t)nc : 0);
+	return rc;
+}
+
+double emp_iter_value(const struct emp_iter_vm *vm, uint32_t id)
+{
+	return id < vm->nnodes ? vm->mean[id] : 0.0;
+}
+
+double emp_iter_var(const struct emp_iter_vm *vm, uint32_t id)
+{
+	return id < vm->nnodes ? vm->var[id] : 0.0;
+}
+
+double emp_iter_prefix_value(const struct emp_iter_set *s, const struct emp_iter_vm *vm, size_t c, uint32_t id)
+{
+	if (c >= s->o.nprefix)
+		return NAN;
+	if (id >= vm->nnodes)
+		return isnan(vm->prefix[c * vm->nnodes]) ? NAN : 0.0;
+	return vm->prefix[c * vm->nnodes + id];
+}
+
+char *emp_iter_node_path(const struct emp_iter_set *s, const struct emp_cct_node *n)
+{
+	uint32_t depth = n->depth, *gids = emp_xmalloc((depth ? depth : 1) * sizeof(*gids));
+	emp_cct_path(n, gids, depth);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+	if (!m)
+		emp_die("out of memory");
+	for (uint32_t i = 0; i < depth; i++) {
+		if (i)
+			fputc(';', m);
+		emp_folded_escape(m, emp_symtab_name(s->st, gids[i], 0));
+	}
+	fclose(m);
+	free(gids);
+	return out;
+}

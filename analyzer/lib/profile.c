@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/* profile.c - dumps into one calling-context tree for the profile views; see profile.h. */
+#include "profile.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump_reader.h"
+#include "trace.h"
+#include "util.h"
+
+int emp_profile_opt(struct emp_profile_opts *po, int opt, const char *arg)
+{
+	switch (opt) {
+	case EMP_OPT_THREADS:
+		po->threads = arg;
+		return 1;
+	case EMP_OPT_INCLUDE:
+		po->include = arg;
+		return 1;
+	case EMP_OPT_EXCLUDE:
+		po->exclude = arg;
+		return 1;
+	case EMP_OPT_SIGNATURES:
+		po->with_desc = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+const char *emp_profile_name(const struct emp_profile *p, const struct emp_profile_opts *po, uint32_t gid)
+{
+	return emp_symtab_name(p->st, gid, po->with_desc);
+}
+
+/* Does @s match one of the comma-separated globs of @list? */
+static int match_list(const char *list, const char *s)
+{
+	char pat[1024];
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n && n < sizeof(pat)) {
+			memcpy(pat, p, n);
+			pat[n] = 0;
+			if (!fnmatch(pat, s, 0))
+				return 1;
+		}
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+static int thread_wanted(const char *list, const struct emp_dump_thread *th)
+{
+	char tid[24];
+	if (!th)
+		return match_list(list, "");
+	snprintf(tid, sizeof(tid), "%" PRIu64, th->os_tid);
+	return match_list(list, th->name) || match_list(list, tid);
+}
+
+/* Per-gid cache of a frame filter's verdict: 0 unknown, 1 no match, 2 match. */
+struct verdicts {
+	unsigned char *v;
+	uint32_t cap;
+};
+
+static int frame_matches(struct verdicts *vc, const struct emp_profile *p, const struct emp_profile_opts *po,
+			 const char *list, uint32_t gid)
+{
+	if (gid >= vc->cap) {
+		uint32_t n = vc->cap ? vc->cap : 1024;
+		while (n <= gid)
+			n *= 2;
+		vc->v = emp_xrealloc(vc->v, n);
+		memset(vc->v + vc->cap, 0, n - vc->cap);
+		vc->cap = n;
+	}
+	if (!vc->v[gid])
+		vc->v[gid] = match_list(list, emp_profile_name(p, po, gid)) ? 2 : 1;
+	return vc->v[gid] == 2;
+}
+
+static void percent(char *buf, size_t len, uint64_t part, uint64_t whole)
+{
+	if (whole)
+		snprintf(buf, len, " (%.2f %%)", 100.0 * (double)part / (double)whole);
+	else
+		snprintf(buf, len, "%s", "");
+}
+
+/* Counters that describe the sampling itself rather than a loss or failure. */
+static int informational(const char *name)
+{
+	static const char *const info[] = { "samples", "sample_signals", "sample_thread_time_ns", "agct_ok",
+					    "sample_threads_armed", "sample_vm_threads_armed", "sample_vm_samples",
+					    "sample_vm_thread_time_ns", "sample_vm_takeovers" };
+	for (size_t i = 0; i < sizeof(info) / sizeof(info[0]); i++)
+		if (!strcmp(name, info[i]))
+			return 1;
+	return 0;
+}
+
+void emp_profile_describe(struct emp_dump_reader *r, uint64_t samples, struct emp_notes *notes)
+{
+	const char *path = emp_dump_reader_path(r);
+	const char *mode = emp_dump_meta(r, "mode");
+	const char *engine = emp_dump_meta(r, "sample_engine");
+	const char *sig = emp_dump_meta(r, "sample_signal");
+	const char *clock = emp_dump_meta(r, "sample_clock");
+	const char *iv = emp_dump_meta(r, "interval_ns");
+	uint64_t interval = iv ? strtoull(iv, NULL, 10) : 0;
+	uint64_t signals = emp_dump_counter(r, "sample_signals");
+	uint64_t time_ns = emp_dump_counter(r, "sample_thread_time_ns");
+
+	if (!mode || strcmp(mode, "sample")) {
+		emp_notes_add(notes, "%s: mode=%s, %" PRIu64 " samples", path, mode ? mode : "?", samples);
+	} else {
+		emp_notes_add(notes, "%s: mode=sample, clock=%s, engine=%s%s%s%s, interval %.3f ms", path,
+				clock && *clock ? clock : "?", engine ? engine : "unknown", sig ? " (" : "",
+				sig ? sig : "", sig ? ")" : "", (double)interval / 1e6);
+		if (time_ns && interval) {
+			double secs = (double)time_ns / 1e9, expected = (double)time_ns / (double)interval;
+			emp_notes_add(notes,
+					"%s: %" PRIu64 " samples (%" PRIu64 " timer signals) over %.3f s of sampled "
+					"thread %s time: %.1f/s achieved, %.1f %% of the %.0f expected",
+					path, samples, signals, secs, clock && !strcmp(clock, "wall") ? "wall" : "CPU",
+					(double)signals / secs, 100.0 * (double)signals / expected, expected);
+		} else {
+			emp_notes_add(notes, "%s: %" PRIu64 " samples; the dump does not say how much thread time was "
+					     "sampled, so the achieved rate is unknown",
+					path, samples);
+		}
+		/* threads=all: how much of it was the JVM's own threads (included in the figures above) */
+		const char *threads = emp_dump_meta(r, "sample_threads");
+		uint64_t vm_armed = emp_dump_counter(r, "sample_vm_threads_armed");
+		if (threads && !strcmp(threads, "all"))
+			emp_notes_add(notes,
+					"%s: threads=all: %" PRIu64 " of the samples on %" PRIu64 " JVM threads (JIT "
+					"compiler, GC, VM; native frames under a [category] root), %.3f s of their CPU time",
+					path, emp_dump_counter(r, "sample_vm_samples"), vm_armed,
+					(double)emp_dump_counter(r, "sample_vm_thread_time_ns") / 1e9);
+		else if (threads)
+			emp_notes_add(notes, "%s: threads=java: the JVM's own threads (JIT compiler, GC, VM) were not "
+					     "sampled", path);
+	}
+	char line[4096], pct[32];
+	size_t len = 0;
+	uint64_t base = signals ? signals : samples;
+	for (size_t i = 0; i < emp_dump_counter_count(r); i++) {
+		const char *name;
+		uint64_t value;
+		emp_dump_counter_at(r, i, &name, &value);
+		if (!value || informational(name) ||
+		    (strncmp(name, "lost_", 5) && strncmp(name, "agct_", 5) && strncmp(name, "sample_", 7)))
+			continue;
+		percent(pct, sizeof(pct), value, !strncmp(name, "sample_", 7) ? 0 : base);
+		int w = snprintf(line + len, sizeof(line) - len, "%s %s=%" PRIu64 "%s", len ? "," : "", name, value,
+				 pct);
+		if (w < 0 || (size_t)w >= sizeof(line) - len)
+			break;
+		len += (size_t)w;
+	}
+	emp_notes_add(notes, "%s: losses and sampler outcomes:%s", path, len ? line : " none");
+}
+
+void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, struct emp_input *in, char **files,
+		      int n)
+{
+	memset(p, 0, sizeof(*p));
+	p->st = emp_symtab_new();
+	p->cct = emp_cct_new();
+	uint32_t *gids = emp_xmalloc(EMP_MAX_FRAMES * sizeof(*gids));
+	struct verdicts inc = { 0 }, exc = { 0 };
+	for (int f = 0; f < n; f++) {
+		struct emp_dump_reader *r = emp_input_open(in, files[f]);
+		if (!r)
+			continue;
+		struct emp_symtab_map *map = emp_symtab_map_new(p->st, r);
+		struct emp_trace_cct tc = { .cct = p->cct, .map = map, .r = r };
+		struct emp_trace *tr = NULL; /* created at the first trace event */
+		signed char *twant = NULL; /* per dump thread id: 0 unknown, 1 no, 2 yes */
+		uint32_t tcap = 0;
+		uint64_t samples = 0;
+		struct emp_event ev;
+		while (emp_dump_reader_next(r, &ev)) {
+			if (po->threads) {
+				if (ev.thread >= tcap) {
+					uint32_t m = ev.thread + 64;
+					twant = emp_xrealloc(twant, m);
+					memset(twant + tcap, 0, m - tcap);
+					tcap = m;
+				}
+				if (!twant[ev.thread]) {
+					const struct emp_dump_thread *th = emp_dump_thread(r, ev.thread);
+					twant[ev.thread] = thread_wanted(po->threads, th) ? 2 : 1;
+				}
+				if (twant[ev.thread] != 2) {
+					p->filtered += ev.kind == EMP_EV_SAMPLE;
+					continue;
+				}
+			}
+			if (ev.kind != EMP_EV_SAMPLE) {
+				/* ENTER/EXIT/EXIT_THROW: calls, total_ns and self_ns of the same tree (trace.h); the frame
+				 * filters apply to samples only. */
+				if (!tr)
+					tr = emp_trace_new(&emp_trace_cct_ops, &tc);
+				emp_trace_event(tr, &ev);
+				p->trace_events++;
+				continue;
+			}
+			uint32_t depth = ev.depth < EMP_MAX_FRAMES ? ev.depth : EMP_MAX_FRAMES;
+			int inc_hit = 0, exc_hit = 0;
+			for (uint32_t i = 0; i < depth; i++) {
+				gids[i] = emp_symtab_map_get(map, ev.frames[i]);
+				if (po->include && !inc_hit)
+					inc_hit = frame_matches(&inc, p, po, po->include, gids[i]);
+				if (po->exclude && !exc_hit)
+					exc_hit = frame_matches(&exc, p, po, po->exclude, gids[i]);
+			}
+			if ((po->include && !inc_hit) || exc_hit) {
+				p->filtered++;
+				continue;
+			}
+			emp_cct_add_stack(p->cct, gids, depth, 1);
+			samples++;
+		}
+		if (tr) {
+			emp_trace_finish(tr);
+			const struct emp_trace_stats *ts = emp_trace_stats(tr);
+			emp_notes_add(&p->notes, "%s: %" PRIu64 " traced calls folded in (%" PRIu64 " still open at the end, %"
+					     PRIu64 " exits without entry)",
+					files[f], ts->calls, ts->unclosed, ts->exit_without_entry);
+			emp_trace_free(tr);
+		}
+		emp_input_done(in, r);
+		p->samples += samples;
+		const char *iv = emp_dump_meta(r, "interval_ns");
+		if (!p->interval_ns && iv)
+			p->interval_ns = strtoull(iv, NULL, 10);
+		const char *engine = emp_dump_meta(r, "sample_engine");
+		if (!*p->engine && engine)
+			snprintf(p->engine, sizeof(p->engine), "%s", engine);
+		emp_profile_describe(r, samples, &p->notes);
+		free(twant);
+		emp_symtab_map_free(map);
+		emp_dump_reader_close(r);
+	}
+	if (p->filtered)
+		emp_notes_add(&p->notes, "%" PRIu64 " samples left out by --threads/--include/--exclude", p->filtered);
+	free(inc.v);
+	free(exc.v);
+	free(gids);
+}
+
+void emp_profile_free(struct emp_profile *p)
+{
+	emp_cct_free(p->cct);
+	emp_symtab_free(p->st);
+	emp_notes_free(&p->notes);
+	memset(p, 0, sizeof(*p));
+}

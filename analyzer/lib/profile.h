@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* profile.h - the part every profile view shares (top, tree, collapsed, flame): read dumps into one
+ * calling-context tree over one symbol table, with thread and frame filters, and describe how each dump was
+ * recorded (engine, asked and achieved rate, losses and sampler failures by reason).
+ *
+ * Samples go into the tree root first; trace events (ENTER/EXIT/EXIT_THROW) are folded into the same tree as
+ * calls, total_ns and self_ns (trace.h).  With several dumps the trees of all of them add up (frames merged by
+ * name through the symbol table).  --threads applies to both; --include/--exclude to samples only. */
+#ifndef EMP_PROFILE_H
+#define EMP_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cct.h"
+#include "input.h"
+#include "notes.h"
+#include "symtab.h"
+
+struct emp_dump_reader;
+
+struct emp_profile_opts {
+	const char *threads;   /* comma-separated thread name globs or OS thread ids; NULL: every thread */
+	const char *include;   /* comma-separated frame name globs: keep a sample with any frame matching */
+	const char *exclude;   /* comma-separated frame name globs: drop a sample with any frame matching */
+	int with_desc;         /* match and print Java names with their descriptor */
+};
+
+struct emp_profile {
+	struct emp_symtab *st;
+	struct emp_cct *cct;
+	uint64_t samples;         /* samples in the tree */
+	uint64_t filtered;        /* samples dropped by the thread or frame filters */
+	uint64_t trace_events;    /* ENTER/EXIT/EXIT_THROW events folded in */
+	uint64_t interval_ns;     /* of the first dump that has one */
+	char engine[64];          /* sample_engine of the first dump that has one */
+	struct emp_notes notes;   /* how each dump was recorded, what it lost (emp_profile_describe) */
+};
+
+/* Long options of the filters, to append to a command's option table; emp_profile_opt() handles them. */
+enum { EMP_OPT_THREADS = 1100, EMP_OPT_INCLUDE, EMP_OPT_EXCLUDE, EMP_OPT_SIGNATURES };
+#define EMP_PROFILE_OPTS                                                                                       \
+	{ "threads", required_argument, NULL, EMP_OPT_THREADS },                                               \
+	{ "include", required_argument, NULL, EMP_OPT_INCLUDE },                                               \
+	{ "exclude", required_argument, NULL, EMP_OPT_EXCLUDE },                                               \
+	{ "signatures", no_argument, NULL, EMP_OPT_SIGNATURES }
+#define EMP_PROFILE_USAGE                                                                                      \
+	"  --threads=LIST    only these threads: comma-separated name globs or OS thread ids\n"                   \
+	"  --include=GLOBS   only samples with a frame matching one of the comma-separated globs\n"              \
+	"  --exclude=GLOBS   drop samples with a frame matching one of the globs\n"                               \
+	"  --signatures      Java methods with their descriptor: pkg.Class.method(I)V\n"
+
+/* emp_profile_opt - handle @opt when it is one of EMP_PROFILE_OPTS.  Return: 1 when handled. */
+int emp_profile_opt(struct emp_profile_opts *po, int opt, const char *arg);
+
+/* emp_profile_load - read @files (@n of them) into @p.  Unreadable files are reported through @in (exit status)
+ * and skipped; for every dump a description of its recording is added to
+ * p->notes (for the report, output.h emp_report_notes). */
+void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, struct emp_input *in, char **files,
+		      int n);
+void emp_profile_free(struct emp_profile *p);
+
+/* Display name of @gid in the profile's naming (with or without descriptor). */
+const char *emp_profile_name(const struct emp_profile *p, const struct emp_profile_opts *po, uint32_t gid);
+
+/* emp_profile_describe - the notes emp_profile_load() adds for one dump: engine, interval, samples, achieved
+ * rate against the rate asked, and every non-zero loss or failure counter. */
+void emp_profile_describe(struct emp_dump_reader *r, uint64_t samples, struct emp_notes *notes);
+
+#endif /* EMP_PROFILE_H */

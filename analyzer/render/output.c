@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/* output.c - tables in text, csv and json; see output.h. */
+#include "output.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "notes.h"
+#include "util.h"
+
+struct cell {
+	enum emp_cell_type type;
+	char *s;
+	int64_t i;
+	double d;
+	int decimals;
+};
+
+struct emp_table {
+	char *name, *title;
+	int ncols;
+	char **cols;
+	struct cell *cells; /* rows * ncols */
+	size_t rows, cap, filled;
+	struct emp_table *next;
+};
+
+struct emp_report {
+	enum emp_format fmt;
+	struct emp_table *first, *last;
+	struct emp_notes notes;
+};
+
+int emp_format_parse(const char *s, enum emp_format *f)
+{
+	if (!strcmp(s, "text"))
+		*f = EMP_FMT_TEXT;
+	else if (!strcmp(s, "csv"))
+		*f = EMP_FMT_CSV;
+	else if (!strcmp(s, "json"))
+		*f = EMP_FMT_JSON;
+	else
+		return -1;
+	return 0;
+}
+
+struct emp_table *emp_table_new(const char *name, const char *title, int ncols, const char *const *cols)
+{
+	struct emp_table *t = emp_xcalloc(1, sizeof(*t));
+	t->name = emp_xstrdup(name);
+	t->title = emp_xstrdup(title ? title : "");
+	t->ncols = ncols;
+	t->cols = emp_xcalloc((size_t)ncols, sizeof(*t->cols));
+	for (int i = 0; i < ncols; i++)
+		t->cols[i] = emp_xstrdup(cols[i]);
+	return t;
+}
+
+void emp_table_free(struct emp_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->filled; i++)
+		free(t->cells[i].s);
+	for (int i = 0; i < t->ncols; i++)
+		free(t->cols[i]);
+	free(t->cols);
+	free(t->cells);
+	free(t->name);
+	free(t->title);
+	free(t);
+}
+
+void emp_table_row(struct emp_table *t)
+{
+	/* pad an incomplete previous row */
+	while (t->filled < t->rows * (size_t)t->ncols)
+		emp_table_str(t, "");
+	if ((t->rows + 1) * (size_t)t->ncols > t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64 * (size_t)t->ncols;
+		t->cells = emp_xrealloc(t->cells, t->cap * sizeof(*t->cells));
+	}
+	t->rows++;
+}
+
+static struct cell *next_cell(struct emp_table *t)
+{
+	if (t->filled >= t->rows * (size_t)t->ncols)
+		emp_die("internal error: too many cells in a row of table %s", t->name);
+	struct cell *c = &t->cells[t->filled++];
+	memset(c, 0, sizeof(*c));
+	return c;
+}
+
+void emp_table_str(struct emp_table *t, const char *s)
+{
+	struct cell *c = next_cell(t);
+	c->type = EMP_CELL_STR;
+	c->s = emp_xstrdup(s ? s : "");
+}
+
+void emp_table_int(struct emp_table *t, int64_t v)
+{
+	struct cell *c = next_cell(t);
+	c->type = EMP_CELL_INT;
+	c->i = v;
+}
+
+void emp_table_num(struct emp_table *t, double v, int decimals)
+{
+	struct cell *c = next_cell(t);
+	c->type = EMP_CELL_NUM;
+	c->d = v;
+	c->decimals = decimals;
+}
+
+size_t emp_table_rows(const struct emp_table *t)
+{
+	return t->rows;
+}
+
+struct emp_report *emp_report_new(enum emp_format fmt)
+{
+	struct emp_report *r = emp_xcalloc(1, sizeof(*r));
+	r->fmt = fmt;
+	return r;
+}
+
+void emp_report_add(struct emp_report *r, struct emp_table *t)
+{
+	while (t->filled < t->rows * (size_t)t->ncols)
+		emp_table_str(t, "");
+	if (r->last)
+		r->last->next = t;
+	else
+		r->first = t;
+	r->last = t;
+}
+
+void emp_report_note(struct emp_report *r, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	emp_notes_add(&r->notes, "%s", buf);
+}
+
+void emp_report_notes(struct emp_report *r, const struct emp_notes *n)
+{
+	for (size_t i = 0; i < n->n; i++)
+		emp_notes_add(&r->notes, "%s", n->v[i]);
+}
+
+void emp_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+void emp_csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', out);
+		fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+/* Full-precision rendering for csv/json; rounded for text. */
+static void cell_text(const struct cell *c, int full, char *buf, size_t len)
+{
+	switch (c->type) {
+	case EMP_CELL_STR:
+		snprintf(buf, len, "%s", c->s);
+		break;
+	case EMP_CELL_INT:
+		snprintf(buf, len, "%" PRId64, c->i);
+		break;
+	case EMP_CELL_NUM:
+		if (!isfinite(c->d))
+			snprintf(buf, len, "%s", full ? "" : "-");
+		else if (full)
+			snprintf(buf, len, "%.17g", c->d);
+		else
+			snprintf(buf, len, "%.*f", c->decimals, c->d);
+		break;
+	}
+}
+
+static void print_text(const struct emp_report *r, FILE *out)
+{
+	for (size_t i = 0; i < r->notes.n; i++)
+		fprintf(out, "%s\n", r->notes.v[i]);
+	for (const struct emp_table *t = r->first; t; t = t->next) {
+		size_t *w = emp_xcalloc((size_t)t->ncols, sizeof(*w));
+		char buf[4096];
+		for (int c = 0; c < t->ncols; c++)
+			w[c] = strlen(t->cols[c]);
+		for (size_t i = 0; i < t->rows * (size_t)t->ncols; i++) {
+			cell_text(&t->cells[i], 0, buf, sizeof(buf));
+			size_t n = strlen(buf);
+			if (n > w[i % (size_t)t->ncols])
+				w[i % (size_t)t->ncols] = n;
+		}
+		if (r->notes.n || t != r->first)
+			fputc('\n', out);
+		if (*t->title)
+			fprintf(out, "%s\n", t->title);
+		for (int c = 0; c < t->ncols; c++)
+			fprintf(out, "%s%-*s", c ? "  " : "", c == t->ncols - 1 ? 0 : (int)w[c], t->cols[c]);
+		fputc('\n', out);
+		for (size_t row = 0; row < t->rows; row++) {
+			for (int c = 0; c < t->ncols; c++) {
+				const struct cell *cl = &t->cells[row * (size_t)t->ncols + (size_t)c];
+				cell_text(cl, 0, buf, sizeof(buf));
+				int right = cl->type != EMP_CELL_STR;
+				int width = c == t->ncols - 1 && !right ? 0 : (int)w[c];
+				fprintf(out, right ? "%s%*s" : "%s%-*s", c ? "  " : "", width, buf);
+			}
+			fputc('\n', out);
+		}
+		free(w);
+	}
+}
+
+static void print_csv(const struct emp_report *r, FILE *out)
+{
+	int several = r->first && r->first->next;
+	char buf[4096];
+	for (const struct emp_table *t = r->first; t; t = t->next) {
+		if (t != r->first)
+			fputc('\n', out);
+		if (several)
+			fputs("table,", out);
+		for (int c = 0; c < t->ncols; c++) {
+			if (c)
+				fputc(',', out);
+			emp_csv_field(out, t->cols[c]);
+		}
+		fputc('\n', out);
+		for (size_t row = 0; row < t->rows; row++) {
+			if (several) {
+				emp_csv_field(out, t->name);
+				fputc(',', out);
+			}
+			for (int c = 0; c < t->ncols; c++) {
+				if (c)
+					fputc(',', out);
+				cell_text(&t->cells[row * (size_t)t->ncols + (size_t)c], 1, buf, sizeof(buf));
+				emp_csv_field(out, buf);
+			}
+			fputc('\n', out);
+		}
+	}
+}
+
+static void print_json(const struct emp_report *r, FILE *out)
+{
+	char buf[4096];
+	fputs("{\"tables\":{", out);
+	for (const struct emp_table *t = r->first; t; t = t->next) {
+		if (t != r->first)
+			fputc(',', out);
+		fputc('\n', out);
+		emp_json_string(out, t->name);
+		fputs(":[", out);
+		for (size_t row = 0; row < t->rows; row++) {
+			fputs(row ? ",\n {" : "\n {", out);
+			for (int c = 0; c < t->ncols; c++) {
+				const struct cell *cl = &t->cells[row * (size_t)t->ncols + (size_t)c];
+				if (c)
+					fputc(',', out);
+				emp_json_string(out, t->cols[c]);
+				fputc(':', out);
+				if (cl->type == EMP_CELL_STR) {
+					emp_json_string(out, cl->s);
+				} else if (cl->type == EMP_CELL_NUM && !isfinite(cl->d)) {
+					fputs("null", out);
+				} else {
+					cell_text(cl, 1, buf, sizeof(buf));
+					fputs(buf, out);
+				}
+			}
+			fputc('}', out);
+		}
+		fputs("]", out);
+	}
+	fputs("\n}}\n", out);
+}
+
+void emp_report_print(struct emp_report *r, FILE *out)
+{
+	switch (r->fmt) {
+	case EMP_FMT_TEXT:
+		print_text(r, out);
+		break;
+	case EMP_FMT_CSV:
+		print_csv(r, out);
+		break;
+	case EMP_FMT_JSON:
+		print_json(r, out);
+		break;
+	}
+}
+
+void emp_report_free(struct emp_report *r)
+{
+	if (!r)
+		return;
+	for (struct emp_table *t = r->first, *n; t; t = n) {
+		n = t->next;
+		emp_table_free(t);
+	}
+	emp_notes_free(&r->notes);
+	free(r);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* output.h - report output in the three formats every emp-analyze command offers: text, csv, json.
+ *
+ * A report is a set of tables.  text: aligned columns under a title; csv: RFC 4180 (a header line per table, and
+ * with several tables a leading "table" column naming each row's table); json: {"tables":{"name":[{col:value}]}}.
+ * Numbers keep full precision in csv/json and are rounded for text only. */
+#ifndef EMP_OUTPUT_H
+#define EMP_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct emp_notes;
+
+enum emp_format { EMP_FMT_TEXT, EMP_FMT_CSV, EMP_FMT_JSON };
+
+/* Parse "text", "csv" or "json".  Return: 0 or -1. */
+int emp_format_parse(const char *s, enum emp_format *f);
+
+enum emp_cell_type { EMP_CELL_STR, EMP_CELL_INT, EMP_CELL_NUM };
+
+struct emp_table;
+
+/* emp_table_new - a table named @name (json key, csv table column) titled @title (text) with @ncols columns.
+ * Exits the program when out of memory (analyzer only). */
+struct emp_table *emp_table_new(const char *name, const char *title, int ncols, const char *const *cols);
+void emp_table_free(struct emp_table *t);
+/* Append cells left to right; a row starts with emp_table_row(). */
+void emp_table_row(struct emp_table *t);
+void emp_table_str(struct emp_table *t, const char *s);
+void emp_table_int(struct emp_table *t, int64_t v);
+/* @decimals: digits after the point in text output. */
+void emp_table_num(struct emp_table *t, double v, int decimals);
+size_t emp_table_rows(const struct emp_table *t);
+
+/* A report collects tables (and owns them) and prints them in one format. */
+struct emp_report;
+struct emp_report *emp_report_new(enum emp_format fmt);
+void emp_report_add(struct emp_report *r, struct emp_table *t);
+/* Free text lines printed before the tables in text output only (headers, notes). */
+__attribute__((format(printf, 2, 3))) void emp_report_note(struct emp_report *r, const char *fmt, ...);
+/* emp_report_notes - append the library's notes @n (notes.h) as above. */
+void emp_report_notes(struct emp_report *r, const struct emp_notes *n);
+void emp_report_print(struct emp_report *r, FILE *out);
+void emp_report_free(struct emp_report *r);
+
+/* Helpers for other writers (flame graphs, exports). */
+void emp_json_string(FILE *out, const char *s);
+void emp_csv_field(FILE *out, const char *s);
+
+#endif /* EMP_OUTPUT_H */
