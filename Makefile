@@ -95,6 +95,7 @@ help:
 	@echo "make demo       install what is missing, build, profile a java-sut workload, print the report"
 	@echo "make test       the whole test suite (unit + JVM integration); prints 'N passed, N failed'"
 	@echo "make asan       unit tests and analyzer under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@echo "make tsan       the writer/ring/thread hand-over driver under ThreadSanitizer (tests/tsan/)"
 	@echo "make fuzz       fuzz the dump reader with libFuzzer for FUZZ_SECONDS (default 60)"
 	@echo "make soak       long sampling soak on JDK 17 and 25 (outside make test)"
 	@echo "make bench      benchmarks (see bench/README.md)"

@@ -27,6 +27,14 @@
 /* Writer life: OPEN (encoder ready, thread not started) -> RUNNING -> STOPPING -> STOPPED. */
 enum { W_NONE, W_OPEN, W_RUNNING, W_STOPPING, W_STOPPED };
 
+/* What the writer keeps per thread state it drains: its own, never seen by producers (thread.h owns the ring). */
+struct wthread {
+	struct emp_thread *t;
+	struct emp_dump_events *events; /* the thread's encoder, created at its first record */
+	int name_written;               /* its THREAD symbol is in the dump */
+	struct wthread *next;
+};
+
 static struct {
 	struct emp_dump_writer *dump;
 	struct emp_sink *sink;
@@ -35,7 +43,8 @@ static struct {
 	emp_sample_decode_fn decode;
 	pthread_t thread;
 	JavaVM *vm;
-	struct emp_thread *threads;  /* writer-private list of thread states */
+	struct wthread *threads;     /* the states being drained */
+	struct emp_thread *pending;  /* taken from the hand-off queue but not yet listed (out of memory): next pass */
 	uint64_t events;
 	/* Records turned into events, added to EMP_C_RECORDS_WRITTEN once per drain: a locked add per record
 	 * serialized the writer's loads of the ring and cost ~10 ns a record. */
@@ -44,15 +53,29 @@ static struct {
 	pthread_mutex_t meta_lock;   /* guards meta_kv */
 	char **meta_kv;
 	size_t meta_n;
-	char end_reason[64];
 } w = { .meta_lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* END's reason: the first stop request names it (set_reason).  A string with static storage duration, so that a
+ * signal handler can set it with one CAS.  (R) The requester stores it before its state CAS to STOPPING; the
+ * writer loads it after its acquire load of state saw STOPPING (writer_main), see set_reason(). */
+static _Atomic(const char *) end_reason;
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "set_reason() runs in signal handlers: its CAS must be lock-free");
 
 /* Relaxed for readers that only want a hint (emp_writer_alive on probe paths); transitions that publish work use
  * the stronger orders noted where they happen. */
 static _Atomic int state = W_NONE;
 /* Futex word: producers set it to 1 and wake the writer; the writer resets it before each pass.  On a cache line
  * of its own with the sleeping flag: a producer's exchange must not evict the line of `state` and `w`, which the
- * writer reads on every pass. */
+ * writer reads on every pass.
+ *
+ * No wake-up is lost.  It is the store-buffer (Dekker) pattern, so both sides are seq_cst:
+ *   (W1) producer: exchange(word, 1) then load(sleeping)   (emp_writer_wake)
+ *   (W2) writer:   store(sleeping, 1) then load(word)      (writer_main, before futex_wait)
+ * In the single total order of seq_cst operations either the writer's load sees word == 1 (it does not sleep) or
+ * the producer's load sees sleeping == 1 (it calls FUTEX_WAKE; if the writer has not reached futex_wait yet, the
+ * kernel's own check of word == 0 fails there).  The writer's reset before a pass is an acquire exchange (W3): it
+ * reads the producer's release of word, so the pass sees every record the producer committed before waking it.
+ * The 10 ms timeout of futex_wait only bounds how long an idle writer sleeps when nobody wakes it. */
 static struct {
 	_Atomic uint32_t word;
 	_Atomic int sleeping;
@@ -67,9 +90,9 @@ static void futex_wait(_Atomic uint32_t *addr, uint32_t expected, uint64_t ns)
 
 void emp_writer_wake(void)
 {
-	/* Async-signal-safe: an atomic exchange and the futex syscall. */
-	if (atomic_exchange_explicit(&wake.word, 1, memory_order_release) == 0 &&
-	    atomic_load_explicit(&wake.sleeping, memory_order_relaxed))
+	/* Async-signal-safe: an atomic exchange and the futex syscall.  (W1), pairs with (W2) and (W3). */
+	if (atomic_exchange_explicit(&wake.word, 1, memory_order_seq_cst) == 0 &&
+	    atomic_load_explicit(&wake.sleeping, memory_order_seq_cst))
 		syscall(SYS_futex, (uint32_t *)&wake.word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
@@ -125,16 +148,21 @@ int emp_writer_open(const struct emp_options *o, struct emp_sink *sink, const ch
 
 void emp_writer_add_meta(const char *key, const char *value)
 {
+	char *k = strdup(key), *v = strdup(value);
 	pthread_mutex_lock(&w.meta_lock);
-	char **kv = realloc(w.meta_kv, (w.meta_n + 1) * 2 * sizeof(*kv));
+	char **kv = k && v ? realloc(w.meta_kv, (w.meta_n + 1) * 2 * sizeof(*kv)) : NULL;
 	if (kv) {
 		w.meta_kv = kv;
-		kv[2 * w.meta_n] = strdup(key);
-		kv[2 * w.meta_n + 1] = strdup(value);
-		if (kv[2 * w.meta_n] && kv[2 * w.meta_n + 1])
-			w.meta_n++;
+		kv[2 * w.meta_n] = k;
+		kv[2 * w.meta_n + 1] = v;
+		w.meta_n++;
 	}
 	pthread_mutex_unlock(&w.meta_lock);
+	if (!kv) {
+		free(k);
+		free(v);
+		emp_warn("out of memory: META %s=%s is not recorded", key, value);
+	}
 }
 
 static void write_pending_meta(void)
@@ -161,7 +189,7 @@ static void flush_symbols(void)
 		report_write_error(rc);
 }
 
-static void flush_events(struct emp_thread *t)
+static void flush_events(struct wthread *t)
 {
 	if (!t->events || !emp_dump_events_count(t->events))
 		return;
@@ -172,7 +200,7 @@ static void flush_events(struct emp_thread *t)
 		report_write_error(rc);
 }
 
-static void encode_record(struct emp_thread *t, const uint8_t *rec, uint32_t size)
+static void encode_record(struct wthread *t, const uint8_t *rec, uint32_t size)
 {
 	uint32_t hdr = *(const uint32_t *)(const void *)rec;
 	const struct emp_rec_trace *tr = (const void *)rec;
@@ -207,25 +235,29 @@ static void encode_record(struct emp_thread *t, const uint8_t *rec, uint32_t siz
 }
 
 /* Drain one thread's ring.  Return: bytes consumed. */
-static uint64_t drain(struct emp_thread *t)
+static uint64_t drain(struct wthread *wt)
 {
+	struct emp_thread *t = wt->t;
 	uint64_t tail, head;
 	if (!emp_ring_consume_begin(&t->ring, &tail, &head))
 		return 0;
 	uint64_t start = tail;
-	if (!t->symbol_written && !w.discard) {
-		emp_dump_add_thread(w.dump, t->id, (uint64_t)t->tid, t->flags, t->name);
-		t->symbol_written = 1;
+	if (!wt->name_written && !w.discard) {
+		int rc = emp_dump_add_thread(w.dump, t->id, (uint64_t)t->tid, t->flags, t->name);
+		if (rc)
+			report_write_error(rc); /* counted; tried again at the next drain */
+		else
+			wt->name_written = 1;
 	}
 	while (tail != head) {
 		uint32_t size;
 		const uint8_t *rec = emp_ring_record(&t->ring, tail, &size);
 		if (!w.discard) {
-			if (!t->events && !(t->events = emp_dump_events_new(t->id))) {
+			if (!wt->events && !(wt->events = emp_dump_events_new(t->id))) {
 				report_write_error(-ENOMEM);
 				break;
 			}
-			encode_record(t, rec, size);
+			encode_record(wt, rec, size);
 		}
 		tail += size;
 	}
@@ -235,24 +267,46 @@ static uint64_t drain(struct emp_thread *t)
 	return head - start;
 }
 
+/* List the states handed over since the last pass.  One the writer cannot list now (out of memory) waits in
+ * w.pending for the next pass; its ring fills meanwhile and its producer counts what does not fit. */
+static void take_new(void)
+{
+	for (;;) {
+		struct emp_thread *t = w.pending ? w.pending : emp_thread_take_new();
+		if (!t)
+			return;
+		struct wthread *wt = calloc(1, sizeof(*wt));
+		if (!wt) {
+			w.pending = t;
+			report_write_error(-ENOMEM);
+			return;
+		}
+		w.pending = NULL;
+		wt->t = t;
+		wt->next = w.threads;
+		w.threads = wt;
+	}
+}
+
 /* One pass over all threads.  Dead threads are drained one last time and freed. */
 static uint64_t pass(int final)
 {
 	uint64_t moved = 0;
-	emp_thread_take_new(&w.threads);
-	for (struct emp_thread **pp = &w.threads, *t; (t = *pp) != NULL;) {
-		int dead = emp_thread_is_dead(t); /* before the drain: a dead thread's last records are in */
-		moved += drain(t);
+	take_new();
+	for (struct wthread **pp = &w.threads, *wt; (wt = *pp) != NULL;) {
+		int dead = emp_thread_is_dead(wt->t); /* before the drain: a dead thread's last records are in */
+		moved += drain(wt);
 		if (dead) {
-			flush_events(t);
-			emp_dump_events_free(t->events);
-			*pp = t->writer_next;
-			emp_thread_free(t);
+			flush_events(wt);
+			emp_dump_events_free(wt->events);
+			*pp = wt->next;
+			emp_thread_free(wt->t);
+			free(wt);
 			continue;
 		}
 		if (final)
-			flush_events(t);
-		pp = &t->writer_next;
+			flush_events(wt);
+		pp = &wt->next;
 	}
 	return moved;
 }
@@ -260,8 +314,8 @@ static uint64_t pass(int final)
 static void flush_all(void)
 {
 	write_pending_meta();
-	for (struct emp_thread *t = w.threads; t; t = t->writer_next)
-		flush_events(t);
+	for (struct wthread *wt = w.threads; wt; wt = wt->next)
+		flush_events(wt);
 	flush_symbols();
 	uint64_t values[EMP_COUNTER_COUNT];
 	for (int i = 0; i < EMP_COUNTER_COUNT; i++)
@@ -276,6 +330,10 @@ static void flush_all(void)
 static void finish(void)
 {
 	on_writer_thread = 1;
+	/* (R) acquire; pairs with the requester's CAS in set_reason(), which precedes its CAS of state to STOPPING. */
+	const char *reason = atomic_load_explicit(&end_reason, memory_order_acquire);
+	if (!reason)
+		reason = "unknown";
 	pass(1);
 	flush_all();
 	char ticks[32], mono[32], real[32], events[32];
@@ -283,12 +341,12 @@ static void finish(void)
 	snprintf(mono, sizeof(mono), "%" PRIu64, emp_clock_ns(CLOCK_MONOTONIC));
 	snprintf(real, sizeof(real), "%" PRIu64, emp_clock_ns(CLOCK_REALTIME));
 	snprintf(events, sizeof(events), "%" PRIu64, w.events);
-	const char *kv[] = { "reason", w.end_reason, "clock_end_ticks", ticks, "clock_end_mono_ns", mono,
+	const char *kv[] = { "reason", reason, "clock_end_ticks", ticks, "clock_end_mono_ns", mono,
 			     "end_realtime_ns", real, "events", events };
 	int rc = emp_dump_write_end(w.dump, kv, sizeof(kv) / sizeof(kv[0]) / 2);
 	if (rc)
 		report_write_error(rc);
-	emp_info("wrote %" PRIu64 " events to %s (%s)", w.events, emp_sink_describe(w.sink), w.end_reason);
+	emp_info("wrote %" PRIu64 " events to %s (%s)", w.events, emp_sink_describe(w.sink), reason);
 	emp_sink_close(w.sink);
 	emp_dump_writer_free(w.dump);
 	w.dump = NULL;
@@ -309,7 +367,8 @@ static void *writer_main(void *arg)
 	}
 	uint64_t next_flush = emp_clock_ns(CLOCK_MONOTONIC) + w.flush_ns;
 	while (atomic_load_explicit(&state, memory_order_acquire) == W_RUNNING) {
-		atomic_store_explicit(&wake.word, 0, memory_order_relaxed);
+		/* (W3) acquire; pairs with a producer's (W1). */
+		atomic_exchange_explicit(&wake.word, 0, memory_order_acquire);
 		uint64_t moved = pass(0);
 		uint64_t now = emp_clock_ns(CLOCK_MONOTONIC);
 		if (now >= next_flush) {
@@ -319,8 +378,11 @@ static void *writer_main(void *arg)
 		if (moved < 64 * 1024) {
 			/* Little to do: sleep up to 10 ms (a ring holds far more than that at sampling rates), or until a
 			 * producer that found its ring full, or a stop request, wakes us. */
-			atomic_store_explicit(&wake.sleeping, 1, memory_order_relaxed);
-			futex_wait(&wake.word, 0, 10 * 1000000u);
+			/* (W2), pairs with (W1): no wake-up is lost (see `wake`). */
+			atomic_store_explicit(&wake.sleeping, 1, memory_order_seq_cst);
+			if (atomic_load_explicit(&wake.word, memory_order_seq_cst) == 0)
+				futex_wait(&wake.word, 0, 10 * 1000000u);
+			/* Relaxed: a producer that still sees 1 only makes one needless FUTEX_WAKE. */
 			atomic_store_explicit(&wake.sleeping, 0, memory_order_relaxed);
 		}
 	}
@@ -345,13 +407,14 @@ int emp_writer_start(void *vm)
 	return 0;
 }
 
+/* The first stop request names END's reason; called before the request's CAS of state, so the writer, which
+ * reads it after seeing STOPPING, sees it.  Async-signal-safe: one lock-free CAS.  (R) acq_rel: a later requester
+ * whose CAS fails acquires the first one's reason before its own state CAS (seq_cst) publishes it in turn. */
 static void set_reason(const char *reason)
 {
-	/* A plain bounded copy: async-signal-safe. */
-	size_t i = 0;
-	for (; reason[i] && i < sizeof(w.end_reason) - 1; i++)
-		w.end_reason[i] = reason[i];
-	w.end_reason[i] = 0;
+	const char *none = NULL;
+	atomic_compare_exchange_strong_explicit(&end_reason, &none, reason, memory_order_acq_rel,
+						memory_order_acquire);
 }
 
 static void wake_for_stop(void)
@@ -362,16 +425,15 @@ static void wake_for_stop(void)
 
 void emp_writer_stop(const char *reason)
 {
+	set_reason(reason);
 	int s = W_RUNNING;
 	if (atomic_compare_exchange_strong(&state, &s, W_STOPPING)) {
-		set_reason(reason);
 		wake_for_stop();
 		pthread_join(w.thread, NULL);
 		return;
 	}
 	s = W_OPEN; /* never started (the JVM ended before VMInit): finish here */
 	if (atomic_compare_exchange_strong(&state, &s, W_STOPPING)) {
-		set_reason(reason);
 		finish();
 		return;
 	}
@@ -384,12 +446,11 @@ void emp_writer_stop(const char *reason)
 
 void emp_writer_stop_async(const char *reason, unsigned timeout_ms)
 {
-	/* Async-signal-safe: CAS, a bounded copy, futex wake, nanosleep. */
+	/* Async-signal-safe: two CAS, futex wake, nanosleep. */
+	set_reason(reason);
 	int s = W_RUNNING;
-	if (atomic_compare_exchange_strong(&state, &s, W_STOPPING)) {
-		set_reason(reason);
+	if (atomic_compare_exchange_strong(&state, &s, W_STOPPING))
 		wake_for_stop();
-	}
 	for (unsigned i = 0; i < timeout_ms && atomic_load_explicit(&state, memory_order_acquire) == W_STOPPING; i++) {
 		struct timespec d = { 0, 1000000 };
 		nanosleep(&d, NULL);

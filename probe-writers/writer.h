@@ -46,7 +46,8 @@ int emp_writer_alive(void);
 int emp_writer_is_current(void);
 /* emp_writer_wake - ask the writer to drain now (a producer found its ring full). */
 void emp_writer_wake(void);
-/* emp_writer_stop - final drain, counters, END, close.  Idempotent.  @reason goes into END ("vm_death", ...). */
+/* emp_writer_stop - final drain, counters, END, close.  Idempotent.  @reason goes into END ("vm_death", ...): a
+ * string with static storage duration (a literal); when several stop requests race, the first names it. */
 void emp_writer_stop(const char *reason);
 /* emp_writer_stop_async - from a signal handler: ask the writer thread to finish and wait for it at most
  * @timeout_ms.  Async-signal-safe.  Does nothing useful before the writer thread started. */

@@ -12,6 +12,7 @@
 #include <urcu/wfcqueue.h>
 
 #include "dump_writer.h"
+#include "tsan.h"
 
 struct pending {
 	struct cds_wfcq_node node;
@@ -56,6 +57,7 @@ int64_t emp_symbols_add_method(enum emp_frame_kind kind, uint32_t flags, const c
 	/* Relaxed: uniqueness only; the enqueue below publishes the entry (its xchg is a full barrier). */
 	p->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
 	cds_wfcq_node_init(&p->node);
+	EMP_TSAN_RELEASE(p);
 	cds_wfcq_enqueue(&q_head, &q_tail, &p->node);
 	return p->id;
 }
@@ -141,6 +143,7 @@ int emp_symbols_drain(struct emp_dump_writer *w)
 	int rc = 0;
 	while ((n = __cds_wfcq_dequeue_blocking(&q_head, &q_tail)) != NULL) {
 		struct pending *p = caa_container_of(n, struct pending, node);
+		EMP_TSAN_ACQUIRE(p);
 		if (!rc)
 			rc = emp_dump_add_method(w, p->id, p->kind, p->flags, p->klass, p->name, p->descriptor);
 		free(p->klass);

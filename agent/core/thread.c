@@ -11,6 +11,7 @@
 
 #include "counters.h"
 #include "log.h"
+#include "tsan.h"
 
 __thread struct emp_thread *emp_tls_thread __attribute__((tls_model("initial-exec")));
 
@@ -46,6 +47,7 @@ struct emp_thread *emp_thread_new(pid_t tid, const char *name, uint32_t flags, u
 	emp_count(EMP_C_THREADS, 1);
 	/* The enqueue's xchg is a full barrier: the initialised state is visible before the writer can see the node
 	 * (liburcu wfcqueue: "implicit memory barrier before uatomic_xchg() orders earlier stores"). */
+	EMP_TSAN_RELEASE(t);
 	cds_wfcq_enqueue(&new_head, &new_tail, &t->node);
 	return t;
 }
@@ -93,16 +95,16 @@ pid_t emp_thread_writer_tid(void)
 	return atomic_load_explicit(&writer_tid, memory_order_relaxed);
 }
 
-void emp_thread_take_new(struct emp_thread **list)
+struct emp_thread *emp_thread_take_new(void)
 {
-	struct cds_wfcq_node *n;
 	if (!atomic_load_explicit(&writer_tid, memory_order_relaxed))
 		atomic_store_explicit(&writer_tid, (pid_t)syscall(SYS_gettid), memory_order_relaxed);
-	while ((n = __cds_wfcq_dequeue_blocking(&new_head, &new_tail)) != NULL) {
-		struct emp_thread *t = caa_container_of(n, struct emp_thread, node);
-		t->writer_next = *list;
-		*list = t;
-	}
+	struct cds_wfcq_node *n = __cds_wfcq_dequeue_blocking(&new_head, &new_tail);
+	if (!n)
+		return NULL;
+	struct emp_thread *t = caa_container_of(n, struct emp_thread, node);
+	EMP_TSAN_ACQUIRE(t);
+	return t;
 }
 
 void emp_thread_free(struct emp_thread *t)

@@ -11,7 +11,8 @@
  *   emp_thread_retire()  vmthreads.c gives each JVM-internal thread a state, reached by its signal handler
  *                        through a tid map); retire marks it dead once no handler can reach it any more.
  *   writer thread        takes new states from the queue (emp_thread_take_new), drains their rings, and frees a
- *                        state once it is dead and drained.  The writer is the only one that ever frees.
+ *                        state once it is dead and drained.  The writer is the only one that ever frees.  What it
+ *                        keeps per thread (the encoder, whether the name was written) is its own (writer.c).
  *
  *   (E) store_release(&t->dead, 1) in emp_thread_detach() pairs with (F) load_acquire in emp_thread_is_dead():
  *       every record the thread committed before dying is visible to the writer once it sees dead == 1.
@@ -31,8 +32,6 @@
 
 #include "ring.h"
 
-struct emp_dump_events;
-
 struct emp_thread {
 	struct emp_ring ring;
 	uint32_t id;              /* dump thread id, dense from 0 */
@@ -50,11 +49,8 @@ struct emp_thread {
 	/* sample mode, owned by the sampler */
 	void *sampler;
 	void *jni;                /* JNIEnv of this thread, saved at attach for AsyncGetCallTrace */
-	/* writer-private */
+	/* the hand-off to the writer (thread.c) */
 	struct cds_wfcq_node node;
-	struct emp_thread *writer_next;
-	struct emp_dump_events *events;
-	int symbol_written;
 };
 
 /* The calling thread's state, or NULL.  Async-signal-safe to read. */
@@ -79,8 +75,8 @@ struct emp_thread *emp_thread_new(pid_t tid, const char *name, uint32_t flags, u
 void emp_thread_retire(struct emp_thread *t);
 
 /* Writer side. */
-/* emp_thread_take_new - move the states attached since the last call onto the writer's list @*list. */
-void emp_thread_take_new(struct emp_thread **list);
+/* emp_thread_take_new - the next state handed over since the last call, in hand-over order, or NULL. */
+struct emp_thread *emp_thread_take_new(void);
 /* emp_thread_writer_tid - the OS thread id of the first caller of emp_thread_take_new() — the writer thread, the
  * only caller — or 0 before its first pass.  The sampler's JVM-thread scanner must not sample emp's own writer,
  * which JVMTI announces to nobody (agent.c skips it) and whose name is the JVM's ("java"). */

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "elfsym.h"
 #include "sampler.h"
 #include "symbols.h"
@@ -47,20 +48,31 @@ struct range_table {
 	struct range r[];
 };
 static _Atomic(struct range_table *) ranges;
+/* The builder's state.  emp_native_refresh() runs on the VMInit thread and on the writer thread (its decoder), which
+ * is already running by then: refresh_lock serializes them.  Never taken in a signal handler. */
+static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct range_table **retired;
 static size_t nretired;
 static unsigned long long seen_adds, seen_subs;
-static uint64_t last_check_ns;
+/* Relaxed: a hint read without the lock by the writer's per-sample call, so that it takes the lock at most every
+ * 100 ms; stored under the lock.  A stale value costs one extra locked check, never a missed one. */
+static _Atomic uint64_t last_check_ns;
+/* collect()'s argument: the table being filled and its capacity; n counts every segment, also beyond cap. */
+struct collecting {
+	struct range_table *t;
+	size_t cap;
+};
 
 static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	struct range_table *t = arg;
+	struct collecting *c = arg;
+	struct range_table *t = c->t;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
 			continue;
-		if (t->n < 4096) {
+		if (t->n < c->cap) {
 			t->r[t->n].lo = info->dlpi_addr + ph->p_vaddr;
 			t->r[t->n].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
 		}
@@ -86,37 +98,54 @@ static int probe_counts(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1; /* the counters are the same in every entry: the first is enough */
 }
 
+/* A table of every executable segment loaded now, sized to fit (a dlopen between the count and the fill makes
+ * it retry).  Return: the table, or NULL when out of memory. */
+static struct range_table *build_table(void)
+{
+	size_t cap = 64;
+	for (;;) {
+		struct range_table *t = malloc(sizeof(*t) + cap * sizeof(t->r[0]));
+		if (!t)
+			return NULL;
+		t->n = 0;
+		struct collecting c = { .t = t, .cap = cap };
+		dl_iterate_phdr(collect, &c);
+		if (t->n <= cap)
+			return t;
+		cap = t->n + 64;
+		free(t);
+	}
+}
+
 void emp_native_refresh(int force)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	if (!force && now - last_check_ns < 100000000u)
+	uint64_t now = emp_clock_ns(CLOCK_MONOTONIC);
+	if (!force && now - atomic_load_explicit(&last_check_ns, memory_order_relaxed) < 100000000u)
 		return;
-	last_check_ns = now;
+	pthread_mutex_lock(&refresh_lock);
+	if (!force && now - atomic_load_explicit(&last_check_ns, memory_order_relaxed) < 100000000u)
+		goto out;
+	atomic_store_explicit(&last_check_ns, now, memory_order_relaxed);
 	unsigned long long c[2] = { 0, 0 };
 	dl_iterate_phdr(probe_counts, c);
 	if (!force && atomic_load_explicit(&ranges, memory_order_relaxed) && c[0] == seen_adds && c[1] == seen_subs)
-		return;
-	struct range_table *t = malloc(sizeof(*t) + 4096 * sizeof(t->r[0]));
+		goto out;
 	struct range_table **r = realloc(retired, (nretired + 1) * sizeof(*r));
-	if (!t || !r) {
-		free(t);
-		if (r)
-			retired = r;
-		return;
-	}
+	if (!r)
+		goto out; /* the old table stays: native frames of new objects end the walk early */
 	retired = r;
-	t->n = 0;
-	dl_iterate_phdr(collect, t);
-	if (t->n > 4096)
-		t->n = 4096;
+	struct range_table *t = build_table();
+	if (!t)
+		goto out;
 	qsort(t->r, t->n, sizeof(t->r[0]), cmp_range);
+	/* Relaxed: only builders store `ranges`, and they are serialized by refresh_lock. */
 	struct range_table *old = atomic_load_explicit(&ranges, memory_order_relaxed);
 	if (old)
 		retired[nretired++] = old;
 	/* (P) release: the table's contents before its pointer; pairs with (Q). */
 	atomic_store_explicit(&ranges, t, memory_order_release);
+out:
+	pthread_mutex_unlock(&refresh_lock);
 }
 
 /* Async-signal-safe: a binary search over an immutable table. */

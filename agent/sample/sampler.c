@@ -158,6 +158,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	int saved_errno = errno;
 	struct emp_thread *t = emp_tls_thread;
+	/* t->sampler was published after *st was complete (arm(): signal fence, then the store), on this thread. */
 	struct emp_sampler_thread *st = t ? t->sampler : NULL;
 	if (!st) {
 		/* A JVM thread armed by the scanner (threads=all), else: itimer signals on threads we do not sample, or
@@ -356,9 +357,13 @@ static void arm(JNIEnv *jni, struct emp_thread *t)
 	}
 	resolve_entry(jni, st);
 	st->armed_at_ns = now_ns(s.engine == EMP_ENGINE_WALL ? CLOCK_MONOTONIC : st->cpu_clock);
-	/* Publish to our own signal handler before the engine can fire. */
-	t->sampler = st;
+	/* Publish to our own signal handler before the engine can fire (with engine=itimer a process-wide SIGPROF
+	 * can land on this thread at any moment, so also before that): the fence orders the initialization of *st
+	 * above before the pointer store, as emp_thread_attach() does for emp_tls_thread.  Only this thread's
+	 * handler reads t->sampler (through its own TLS), so a compiler fence is enough; it pairs with the handler's
+	 * dependent loads through the pointer (on_signal). */
 	atomic_signal_fence(memory_order_release);
+	t->sampler = st;
 	int rc = emp_engine_arm(s.engine, st, s.interval_ns);
 	if (rc) {
 		emp_count(EMP_C_SAMPLE_ARM_FAILED, 1);

@@ -132,8 +132,10 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
  * information for them (native code: libjvm, libc, JNI libraries; JIT code has none and ends the walk).
  * Return: number stored in @pcs (at most @max).  Async-signal-safe (see native.c). */
 unsigned emp_native_unwind(void *ucontext, uint64_t *pcs, unsigned max);
-/* emp_native_refresh - (re)build the table of loaded objects' text ranges the unwinder stops at; not
- * signal-safe.  Without @force it checks at most every 100 ms whether objects were loaded or unloaded since. */
+/* emp_native_refresh - (re)build the table of loaded objects' text ranges the unwinder stops at.  Any thread
+ * but not a signal handler (it takes a lock, allocates and calls dl_iterate_phdr): the VMInit thread and the
+ * writer's decoder call it concurrently.  Without @force it checks at most every 100 ms whether objects were
+ * loaded or unloaded since. */
 void emp_native_refresh(int force);
 /* emp_native_symbol - writer thread: the symbol id of the native PC @pc (cached).  Return: id or -1. */
 int64_t emp_native_symbol(uint64_t pc);

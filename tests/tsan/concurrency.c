@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/* concurrency.c - the agent's lock-free hand-overs under ThreadSanitizer (`make tsan`), end to end and with exact
+ * counts: producer threads attach, fill their rings with ENTER/EXIT records and wake the writer; threads come and
+ * go while the writer drains and frees them; two stop requests race.  The dump is read back: every record is in it,
+ * in order per thread, and END names one of the racing reasons.
+ *
+ * Not Criterion: its forked workers and inheritable arena do not run under TSAN's memory layout.  Exit status 0
+ * when every check holds, 1 otherwise (each failure names itself).  Built without TSAN too, so that `make test`
+ * runs it (tests/integration/concurrency.sh). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "counters.h"
+#include "dump_reader.h"
+#include "options.h"
+#include "ring.h"
+#include "sink.h"
+#include "symbols.h"
+#include "thread.h"
+#include "writer.h"
+
+#define PRODUCERS 4
+#define ROUNDS 3          /* each producer slot attaches, produces and detaches this many times */
+#define CALLS 50000       /* ENTER/EXIT pairs per attachment */
+#define RING_BYTES 8192   /* small, so producers find it full and must wake the writer */
+
+static int failures;
+static uint32_t method;
+
+#define CHECK(cond, ...)                                                                                       \
+	do {                                                                                                   \
+		if (!(cond)) {                                                                                 \
+			failures++;                                                                            \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
+			fprintf(stderr, __VA_ARGS__);                                                          \
+			fputc('\n', stderr);                                                                   \
+		}                                                                                              \
+	} while (0)
+
+/* One record into the calling thread's ring; a full ring wakes the writer and waits, as onfull=block does. */
+static void put(struct emp_thread *t, enum emp_ring_type type, uint64_t ticks)
+{
+	struct emp_rec_trace *r;
+	while (!(r = emp_ring_reserve(&t->ring, sizeof(*r)))) {
+		emp_writer_wake();
+		sched_yield();
+	}
+	r->hdr = EMP_REC_HDR(type, sizeof(*r));
+	r->method = method;
+	r->ticks = ticks;
+	if (emp_ring_commit_wake(&t->ring))
+		emp_writer_wake();
+}
+
+static void *producer(void *arg)
+{
+	(void)arg;
+	for (int round = 0; round < ROUNDS; round++) {
+		struct emp_thread *t = emp_thread_attach("producer", EMP_THREAD_JAVA, NULL);
+		if (!t) {
+			CHECK(0, "emp_thread_attach failed");
+			return NULL;
+		}
+		/* ticks strictly increasing per thread: the reader checks the order */
+		for (uint64_t i = 0; i < CALLS; i++) {
+			put(t, EMP_REC_ENTER, 2 * i + 1);
+			put(t, EMP_REC_EXIT, 2 * i + 2);
+		}
+		emp_thread_detach(); /* the writer drains and frees it concurrently with the next attach */
+	}
+	return NULL;
+}
+
+static void *stopper(void *arg)
+{
+	emp_writer_stop(arg);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	char path[] = "/tmp/emp-tsan-XXXXXX", err[256];
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		perror("mkstemp");
+		return 1;
+	}
+	close(fd);
+	struct emp_options o;
+	if (emp_options_parse("mode=trace,include=emp.tsan.*", &o, err, sizeof(err)) ||
+	    emp_clock_init(EMP_TIME_AUTO, 10, err, sizeof(err))) {
+		fprintf(stderr, "setup: %s\n", err);
+		return 1;
+	}
+	emp_thread_setup(RING_BYTES);
+	emp_symbols_setup();
+	method = (uint32_t)emp_symbols_add_method(EMP_FRAME_JAVA, 0, "emp.tsan.Driver", "call", "()V");
+	struct emp_sink *sink;
+	const char *kv[] = { "agent", "emp", "mode", "trace" };
+	if (emp_sink_open(&o, path, &sink, err, sizeof(err)) || emp_writer_open(&o, sink, kv, 2, err, sizeof(err)) ||
+	    emp_writer_start(NULL)) {
+		fprintf(stderr, "writer: %s\n", err);
+		return 1;
+	}
+	/* META added while the writer runs: the meta lock against the writer's flush. */
+	emp_writer_add_meta("late", "yes");
+
+	pthread_t th[PRODUCERS], stop[2];
+	for (int i = 0; i < PRODUCERS; i++)
+		pthread_create(&th[i], NULL, producer, NULL);
+	for (int i = 0; i < PRODUCERS; i++)
+		pthread_join(th[i], NULL);
+	/* Two stop requests race: END must carry one of the two reasons, whole. */
+	pthread_create(&stop[0], NULL, stopper, "first");
+	pthread_create(&stop[1], NULL, stopper, "second");
+	pthread_join(stop[0], NULL);
+	pthread_join(stop[1], NULL);
+
+	const uint64_t expect = (uint64_t)PRODUCERS * ROUNDS * CALLS * 2;
+	CHECK(emp_counter_get(EMP_C_RECORDS_WRITTEN) == expect, "records_written %llu, expected %llu",
+	      (unsigned long long)emp_counter_get(EMP_C_RECORDS_WRITTEN), (unsigned long long)expect);
+	CHECK(emp_counter_get(EMP_C_THREADS) == PRODUCERS * ROUNDS, "threads %llu",
+	      (unsigned long long)emp_counter_get(EMP_C_THREADS));
+
+	struct emp_dump_reader *r;
+	if (emp_dump_reader_open(path, &r, err, sizeof(err))) {
+		CHECK(0, "cannot read the dump back: %s", err);
+	} else {
+		uint64_t n = 0, bad_order = 0, last[PRODUCERS * ROUNDS] = { 0 };
+		struct emp_event ev;
+		while (emp_dump_reader_next(r, &ev)) {
+			n++;
+			if (ev.thread < PRODUCERS * ROUNDS) {
+				if (ev.ticks <= last[ev.thread])
+					bad_order++;
+				last[ev.thread] = ev.ticks;
+			}
+		}
+		CHECK(emp_dump_reader_status(r) == EMP_DUMP_COMPLETE, "dump not complete: %s",
+		      emp_dump_reader_error(r));
+		CHECK(n == expect, "%llu events in the dump, expected %llu", (unsigned long long)n,
+		      (unsigned long long)expect);
+		CHECK(bad_order == 0, "%llu events out of order", (unsigned long long)bad_order);
+		CHECK(emp_dump_thread_limit(r) == PRODUCERS * ROUNDS, "%u THREAD symbols",
+		      emp_dump_thread_limit(r));
+		const char *reason = emp_dump_end_value(r, "reason");
+		CHECK(reason && (!strcmp(reason, "first") || !strcmp(reason, "second")), "END reason '%s'",
+		      reason ? reason : "(none)");
+		const char *late = emp_dump_meta(r, "late");
+		CHECK(late && !strcmp(late, "yes"), "META late=%s", late ? late : "(none)");
+		emp_dump_reader_close(r);
+	}
+	unlink(path);
+	emp_options_free(&o);
+	(void)argc;
+	printf("%s: %s (%llu records through %d threads)\n", argv[0], failures ? "FAILED" : "ok",
+	       (unsigned long long)expect, PRODUCERS * ROUNDS);
+	return failures != 0;
+}
