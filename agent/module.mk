@@ -15,7 +15,7 @@ AGENT_SRC := $(wildcard agent/*.c agent/core/*.c agent/trace/*.c agent/sample/*.
 AGENT_EXTRA_OBJ :=
 -include $(wildcard agent/*/*.mk)
 AGENT_OBJ := $(AGENT_SRC:%.c=$(BUILD)/pic/%.o) $(DUMP_SRC:%.c=$(BUILD)/pic/%.o) $(AGENT_EXTRA_OBJ)
-AGENT_LIBS := -llz4 -lunwind -lpthread -ldl -lrt -lm
+AGENT_LIBS := -l:libiberty.a -llz4 -lunwind -lpthread -ldl -lrt -lm
 
 $(BUILD)/libemp.so: $(AGENT_OBJ) agent/exports.map
 	$(if $(Q),@echo "  LD      $@")

@@ -10,7 +10,7 @@
 #   python3-scipy      the independent oracle the statistics tests compare against (run with /usr/bin/python3)
 #   openjdk-17-jdk-headless    javac/jni.h (normally present already)
 set -u
-pkgs=(libunwind-dev liburcu-dev liblz4-dev libcriterion-dev clang libclang-rt-14-dev pkg-config python3-scipy)
+pkgs=(libunwind-dev liburcu-dev libiberty-dev liblz4-dev libcriterion-dev clang libclang-rt-14-dev pkg-config python3-scipy)
 if ! command -v javac >/dev/null 2>&1; then
     pkgs+=(openjdk-17-jdk-headless)
 fi

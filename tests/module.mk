@@ -7,7 +7,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 # Everything but the two programs' main(): the agent's modules are pure enough to link into a test binary.
 UNIT_LIB_OBJ := $(filter-out $(BUILD)/obj/analyzer/cli/main.o,$(ANALYZER_OBJ)) $(AGENT_SRC:%.c=$(BUILD)/obj/%.o)
-UNIT_LIBS := -lcriterion -llz4 -lunwind -lpthread -ldl -lrt -lm
+UNIT_LIBS := -lcriterion -l:libiberty.a -llz4 -lunwind -lpthread -ldl -lrt -lm
 TEST_DEPS := all $(BUILD)/unit-tests
 -include $(filter-out tests/module.mk,$(wildcard tests/*.mk))
 

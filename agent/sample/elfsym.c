@@ -6,9 +6,9 @@
  * not add up makes the load fail rather than produce a wrong name. */
 #include "elfsym.h"
 
-#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,11 +26,6 @@ struct emp_elfsym {
 	char *strtab;
 	size_t strtab_len;
 };
-
-typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
-/* The C++ runtime's demangler, looked up on the first C++ name (writer thread only). */
-static demangle_fn demangle;
-static int demangle_looked_up;
 
 static void *read_at(int fd, uint64_t off, uint64_t len, uint64_t file_size)
 {
@@ -174,22 +169,40 @@ static void drop_parameters(char *d)
 	}
 }
 
+/* The length of @name without the suffixes GCC gives the clones it makes of a function (".constprop.0",
+ * ".isra.0", ".part.0", ".cold", ".lto_priv.0", ".localalias", ".cold.12", in any sequence): "foo.part.0.isra.0"
+ * -> 3.  A C function's clones then add up with it, as the demangler's "[clone ...]" does for C++ names. */
+static size_t without_clone_suffix(const char *name)
+{
+	static const char *const kinds[] = { "constprop", "isra", "part", "cold", "lto_priv", "localalias" };
+	size_t end = strlen(name);
+	for (;;) {
+		size_t e = end;
+		while (e > 0 && name[e - 1] >= '0' && name[e - 1] <= '9')
+			e--;
+		if (e < end && e > 0 && name[e - 1] == '.')
+			e--; /* a number: ".0" */
+		size_t cut = e;
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && cut == e; k++) {
+			size_t n = strlen(kinds[k]);
+			if (e > n + 1 && name[e - n - 1] == '.' && !strncmp(name + e - n, kinds[k], n))
+				cut = e - n - 1;
+		}
+		if (cut == e)
+			return end; /* no clone kind before the number (or at the end): nothing more to strip */
+		end = cut;
+	}
+}
+
 char *emp_elfsym_demangle(const char *name)
 {
-	if (name[0] != '_' || name[1] != 'Z')
-		return NULL;
-	if (!demangle_looked_up) {
-		demangle_looked_up = 1;
-		demangle = (demangle_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (name[0] != '_' || name[1] != 'Z') {
+		size_t n = without_clone_suffix(name);
+		return n < strlen(name) && n > 0 ? strndup(name, n) : NULL;
 	}
-	if (!demangle)
-		return NULL;
-	int status = -1;
-	char *d = demangle(name, NULL, NULL, &status);
-	if (d && status) {
-		free(d);
-		d = NULL;
-	}
+	/* libiberty's demangler, linked into libemp.so: the process's own __cxa_demangle exists only where libjvm
+	 * links libstdc++ (Debian's does, Temurin's does not).  Same output as __cxa_demangle. */
+	char *d = cplus_demangle_v3(name, DMGL_PARAMS | DMGL_ANSI);
 	if (d)
 		drop_parameters(d);
 	return d;

@@ -5,9 +5,8 @@
  * address lies in a different, non-exported function: in libjvm.so, which exports about 250 of its 60,000-odd
  * functions, it named most VM frames after an unrelated JVM_* entry point.  The .symtab section is not mapped
  * into memory, but JDK builds keep it in the file (Debian's and Temurin's libjvm.so both do), so the writer
- * thread reads it from the file once per object.  C++ names are demangled with the C++ runtime's
- * __cxa_demangle when the process has one (libjvm brings libstdc++), looked up at run time so that emp itself does
- * not link the C++ runtime.
+ * thread reads it from the file once per object.  C++ names are demangled with libiberty's demangler
+ * (linked in statically: Temurin's libjvm does not bring libstdc++, so the process may have no __cxa_demangle).
  *
  * Not signal-safe (file I/O, allocation): writer thread and tests only.  Not thread-safe. */
 #ifndef EMP_ELFSYM_H
@@ -29,9 +28,10 @@ void emp_elfsym_free(struct emp_elfsym *t);
  * *@start is set to the function's link-time address. */
 const char *emp_elfsym_find(const struct emp_elfsym *t, uint64_t vaddr, uint64_t *start);
 
-/* emp_elfsym_demangle - @name demangled when it is a C++ name (_Z...) and the process has a demangler, without
- * its parameter list, qualifiers and clone suffix (as profilers show C++ frames: "G1ParScanThreadState::trim_queue",
- * so that overloads and compiler clones add up).  Return: a malloc'ed string, or NULL (use @name as it is). */
+/* emp_elfsym_demangle - @name demangled when it is a C++ name (_Z...), without its parameter list, qualifiers
+ * and clone suffix (as profilers show C++ frames: "G1ParScanThreadState::trim_queue", so that overloads and
+ * compiler clones add up); a C name without its clone suffix ("deflate_slow.part.0" -> "deflate_slow").
+ * Return: a malloc'ed string, or NULL (use @name as it is). */
 char *emp_elfsym_demangle(const char *name);
 
 #endif /* EMP_ELFSYM_H */
