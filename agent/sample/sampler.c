@@ -43,14 +43,6 @@
 #include "symbols.h"
 #include "writer.h"
 
-/* The agct_* counters are in outcome-code order: counter = EMP_C_AGCT_NO_JAVA_FRAME - code. */
-#define EMP_AGCT_CHECK(code, name)                                                                             \
-	_Static_assert(EMP_C_AGCT_NO_JAVA_FRAME - (code) < EMP_C_AGCT_OTHER, "agct counters out of order");
-EMP_AGCT_OUTCOMES(EMP_AGCT_CHECK)
-#undef EMP_AGCT_CHECK
-_Static_assert(EMP_C_AGCT_UNKNOWN_JAVA == EMP_C_AGCT_NO_JAVA_FRAME - EMP_AGCT_UNKNOWN_JAVA, "agct counter order");
-_Static_assert(EMP_C_AGCT_SAFEPOINT == EMP_C_AGCT_NO_JAVA_FRAME + 10, "agct counter order");
-
 static struct {
 	jvmtiEnv *jvmti;
 	JavaVM *vm;
@@ -62,7 +54,7 @@ static struct {
 	pthread_t wall_thread;
 	int wall_started;
 	_Atomic int stopping;              /* VMDeath began: the wall sampler ends, no new arming */
-	int64_t pseudo[EMP_C_AGCT_OTHER - EMP_C_AGCT_NO_JAVA_FRAME + 1]; /* pseudo-frame ids by outcome, 0 = none */
+	int64_t pseudo[EMP_AGCT_NOUTCOMES]; /* pseudo-frame ids by outcome (-code), 0 = none */
 	int64_t pseudo_other, pseudo_crashed, pseudo_unresolved, pseudo_truncated;
 	int64_t pseudo_vm[EMP_VM_CATEGORY_COUNT];  /* threads=all: the category roots of JVM-thread samples */
 	/* Java methods the VM calls on a thread after its run() returned (Thread.exit, dispatchUncaughtException):
@@ -93,7 +85,7 @@ static void count_outcome(int n)
 		emp_count(EMP_C_AGCT_OK, 1);
 	else if (n == EMP_AGCT_CRASHED)
 		emp_count(EMP_C_AGCT_CRASHED, 1);
-	else if (n >= -10)
+	else if (n > -EMP_AGCT_NOUTCOMES)
 		emp_count((enum emp_counter)(EMP_C_AGCT_NO_JAVA_FRAME - n), 1);
 	else
 		emp_count(EMP_C_AGCT_OTHER, 1);
@@ -493,13 +485,13 @@ static int64_t pseudo_id(int64_t *slot, const char *name)
 static int64_t outcome_frame(int n)
 {
 	static const char *const names[] = {
-#define EMP_AGCT_NAME(code, name) [-(code)] = "[" name "]",
-		EMP_AGCT_OUTCOMES(EMP_AGCT_NAME)
+#define EMP_AGCT_NAME(p, code, id, name) [-(code)] = "[" name "]",
+		EMP_AGCT_OUTCOMES(EMP_AGCT_NAME, _)
 #undef EMP_AGCT_NAME
 	};
 	if (n == EMP_AGCT_CRASHED)
 		return pseudo_id(&s.pseudo_crashed, "[agct_crashed]");
-	if (n <= 0 && n >= -10)
+	if (n <= 0 && n > -EMP_AGCT_NOUTCOMES)
 		return pseudo_id(&s.pseudo[-n], names[-n]);
 	return pseudo_id(&s.pseudo_other, "[agct_other]");
 }
