@@ -103,45 +103,50 @@ static int walk_truncated(const struct emp_sampler_thread *st, int n)
 	return root != st->entry && root != s.thread_exit && root != s.thread_uncaught;
 }
 
+int emp_sample_record(struct emp_ring *ring, const struct emp_sample_rec *head, const uint64_t *natives,
+		      const emp_asgct_frame *java)
+{
+	uint32_t size = (uint32_t)sizeof(struct emp_sample_rec) + 8u * (head->nnative + head->njava);
+	struct emp_sample_rec *rec = emp_ring_reserve(ring, size);
+	if (!rec) {
+		emp_count(EMP_C_RING_FULL_DROPPED, 1);
+		emp_writer_wake();
+		return -1;
+	}
+	*rec = *head;
+	rec->hdr = EMP_REC_HDR(EMP_REC_SAMPLE, size);
+	uint64_t *p = (uint64_t *)(rec + 1);
+	for (unsigned i = 0; i < head->nnative; i++)
+		*p++ = natives[i];
+	for (uint32_t i = 0; i < head->njava; i++)
+		*p++ = (uint64_t)(uintptr_t)java[i].method_id;
+	emp_ring_commit(ring);
+	emp_count(EMP_C_SAMPLES, 1);
+	return 0;
+}
+
 /* The sample itself; @t->nesting is held.  Async-signal-safe, see the file comment. */
 static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, void *uc)
 {
-	uint64_t ticks = emp_clock_ticks();
+	struct emp_sample_rec head = { .ticks = emp_clock_ticks() };
 	uint64_t top_pc;
 	int n = emp_agct_walk(st, uc, &top_pc);
 	count_outcome(n);
 	if (top_pc)
 		emp_count(EMP_C_SAMPLE_RECOVERED, 1);
-	unsigned nnative = emp_native_unwind(uc, st->native, EMP_SAMPLER_MAX_NATIVE);
-	uint32_t njava = n > 0 ? (uint32_t)n : 0;
-	uint32_t size = (uint32_t)sizeof(struct emp_sample_rec) + 8u * (nnative + njava);
-	struct emp_sample_rec *rec = emp_ring_reserve(&t->ring, size);
-	if (!rec) {
-		emp_count(EMP_C_RING_FULL_DROPPED, 1);
-		emp_writer_wake();
-		return;
-	}
-	rec->hdr = EMP_REC_HDR(EMP_REC_SAMPLE, size);
+	head.nnative = (uint16_t)emp_native_unwind(uc, st->native, EMP_SAMPLER_MAX_NATIVE);
+	head.njava = n > 0 ? (uint32_t)n : 0;
 	if (s.engine == EMP_ENGINE_WALL)
 		/* (X) acquire; pairs with (W) in wall_main(). */
-		rec->state = (uint8_t)atomic_load_explicit(&st->wall_state, memory_order_acquire);
+		head.state = (uint8_t)atomic_load_explicit(&st->wall_state, memory_order_acquire);
 	else
-		rec->state = njava && st->frames[0].lineno == -3 ? EMP_STATE_NATIVE : EMP_STATE_RUNNING;
-	rec->flags = top_pc ? EMP_SAMPLE_RECOVERED : 0;
-	if (njava && walk_truncated(st, n))
-		rec->flags |= EMP_SAMPLE_TRUNCATED;
-	rec->nnative = (uint16_t)nnative;
-	rec->agct = n;
-	rec->njava = njava;
-	rec->ticks = ticks;
-	rec->top_pc = top_pc;
-	uint64_t *p = (uint64_t *)(rec + 1);
-	for (unsigned i = 0; i < nnative; i++)
-		*p++ = st->native[i];
-	for (uint32_t i = 0; i < njava; i++)
-		*p++ = (uint64_t)(uintptr_t)st->frames[i].method_id;
-	emp_ring_commit(&t->ring);
-	emp_count(EMP_C_SAMPLES, 1);
+		head.state = head.njava && st->frames[0].lineno == -3 ? EMP_STATE_NATIVE : EMP_STATE_RUNNING;
+	head.flags = top_pc ? EMP_SAMPLE_RECOVERED : 0;
+	if (head.njava && walk_truncated(st, n))
+		head.flags |= EMP_SAMPLE_TRUNCATED;
+	head.agct = n;
+	head.top_pc = top_pc;
+	emp_sample_record(&t->ring, &head, st->native, st->frames);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)

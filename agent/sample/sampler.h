@@ -88,6 +88,13 @@ struct emp_sample_rec {
  * in place of the AGCT outcome.  With EMP_SAMPLE_TRUNCATED: the native walk stopped at EMP_VMTHREAD_MAX_NATIVE. */
 #define EMP_SAMPLE_VM 0x4u
 
+/* emp_sample_record - the one builder of EMP_REC_SAMPLE records: a record in @ring with @head's fields (hdr is set
+ * here), then head->nnative PCs from @natives and head->njava jmethodIDs from @java (may be NULL when njava is 0).
+ * Counts it in samples, or a ring-full drop (and wakes the writer).  Return: 0, or -1 when dropped.
+ * Async-signal-safe (the ring's producer: the handler on the ring's own thread). */
+int emp_sample_record(struct emp_ring *ring, const struct emp_sample_rec *head, const uint64_t *natives,
+		      const emp_asgct_frame *java);
+
 /* Per-thread sampler state (emp_thread.sampler).  Allocated when the thread is armed (ThreadStart, on the thread);
  * freed at ThreadEnd on the thread itself, after the engine was stopped, the state left the registry and
  * t->sampler was cleared, so neither a late signal nor the wall sampler can reach it. */
