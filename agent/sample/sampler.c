@@ -37,6 +37,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "dump.h"
+#include "idcache.h"
 #include "log.h"
 #include "modes.h"
 #include "ring.h"
@@ -448,35 +449,7 @@ static void *wall_main(void *arg)
 
 /* --- writer side: records into stacks of symbol ids --- */
 
-struct mslot {
-	uint64_t key; /* jmethodID */
-	int64_t id;
-};
-static struct mslot *mcache;
-static size_t mcap, mn;
-
-static struct mslot *mfind(uint64_t key)
-{
-	size_t mask = mcap - 1;
-	for (size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & mask;; i = (i + 1) & mask)
-		if (!mcache[i].key || mcache[i].key == key)
-			return &mcache[i];
-}
-
-static int mgrow(void)
-{
-	size_t old_cap = mcap;
-	struct mslot *old = mcache, *n = calloc(old_cap ? old_cap * 2 : 4096, sizeof(*n));
-	if (!n)
-		return -1;
-	mcache = n;
-	mcap = old_cap ? old_cap * 2 : 4096;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].key)
-			*mfind(old[i].key) = old[i];
-	free(old);
-	return 0;
-}
+static struct emp_idcache methods; /* jmethodID -> symbol id */
 
 static int64_t pseudo_id(int64_t *slot, const char *name)
 {
@@ -541,9 +514,9 @@ static int64_t method_frame(uint64_t m)
 		emp_count(EMP_C_SAMPLE_UNRESOLVED, 1);
 		return pseudo_id(&s.pseudo_unresolved, "[unknown_method]");
 	}
-	if (2 * (mn + 1) > mcap && mgrow())
+	struct emp_idcache_slot *sl = emp_idcache_lookup(&methods, m);
+	if (!sl)
 		return -1;
-	struct mslot *sl = mfind(m);
 	if (sl->key)
 		return sl->id;
 	int64_t id = resolve_method((jmethodID)(uintptr_t)m);
@@ -552,9 +525,7 @@ static int64_t method_frame(uint64_t m)
 		emp_count(EMP_C_SAMPLE_UNRESOLVED, 1);
 		return pseudo_id(&s.pseudo_unresolved, "[unknown_method]");
 	}
-	sl->key = m;
-	sl->id = id;
-	mn++;
+	emp_idcache_insert(&methods, sl, m, id);
 	return id;
 }
 
