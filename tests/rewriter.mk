@@ -7,7 +7,7 @@ CORPUS_STAMP := $(CORPUS_DIR)/.built
 CORPUS_SRC   := $(wildcard tests/java-corpus/src/corpus/*.java)
 
 $(REWRITE_TOOL): tests/tools/emp_rewrite_tool.c agent/trace/rewriter.c agent/trace/classfile.c agent/trace/rewriter.h \
-		agent/trace/classfile.h | $(DEPS_STAMP)
+		agent/trace/classfile.h agent/core/outcomes.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(INC_agent/trace) $(CFLAGS) -o $@ tests/tools/emp_rewrite_tool.c agent/trace/rewriter.c \

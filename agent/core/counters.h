@@ -10,40 +10,19 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* Rewriter outcomes by reason (agent/trace/rewriter.h EMP_REWRITE_REASONS, same order; tracer.c checks the order at
- * compile time): methods left unchanged (rewrite_skip_*) and classes left unchanged (rewrite_fail_*). */
-#define EMP_COUNTER_REWRITE_LIST(X)                                                                            \
-	X(RW_SKIP_NOMEM, "rewrite_skip_nomem")                                                                 \
-	X(RW_SKIP_TRUNCATED, "rewrite_skip_truncated")                                                         \
-	X(RW_SKIP_BAD_MAGIC, "rewrite_skip_bad_magic")                                                         \
-	X(RW_SKIP_BAD_VERSION, "rewrite_skip_bad_version")                                                     \
-	X(RW_SKIP_BAD_CLASS, "rewrite_skip_bad_class")                                                         \
-	X(RW_SKIP_CP_FULL, "rewrite_skip_cp_full")                                                             \
-	X(RW_SKIP_BAD_CODE, "rewrite_skip_bad_code")                                                           \
-	X(RW_SKIP_JSR, "rewrite_skip_jsr")                                                                     \
-	X(RW_SKIP_CODE_TOO_LARGE, "rewrite_skip_code_too_large")                                               \
-	X(RW_SKIP_EXC_TABLE_FULL, "rewrite_skip_exc_table_full")                                               \
-	X(RW_SKIP_BRANCH_OVERFLOW, "rewrite_skip_branch_overflow")                                             \
-	X(RW_SKIP_BAD_STACKMAP, "rewrite_skip_bad_stackmap")                                                   \
-	X(RW_SKIP_CTOR_SHAPE, "rewrite_skip_ctor_shape")                                                       \
-	X(RW_SKIP_CODE_ATTR, "rewrite_skip_code_attr")                                                         \
-	X(RW_FAIL_NOMEM, "rewrite_fail_nomem")                                                                 \
-	X(RW_FAIL_TRUNCATED, "rewrite_fail_truncated")                                                         \
-	X(RW_FAIL_BAD_MAGIC, "rewrite_fail_bad_magic")                                                         \
-	X(RW_FAIL_BAD_VERSION, "rewrite_fail_bad_version")                                                     \
-	X(RW_FAIL_BAD_CLASS, "rewrite_fail_bad_class")                                                         \
-	X(RW_FAIL_CP_FULL, "rewrite_fail_cp_full")                                                             \
-	X(RW_FAIL_BAD_CODE, "rewrite_fail_bad_code")                                                           \
-	X(RW_FAIL_JSR, "rewrite_fail_jsr")                                                                     \
-	X(RW_FAIL_CODE_TOO_LARGE, "rewrite_fail_code_too_large")                                               \
-	X(RW_FAIL_EXC_TABLE_FULL, "rewrite_fail_exc_table_full")                                               \
-	X(RW_FAIL_BRANCH_OVERFLOW, "rewrite_fail_branch_overflow")                                             \
-	X(RW_FAIL_BAD_STACKMAP, "rewrite_fail_bad_stackmap")                                                   \
-	X(RW_FAIL_CTOR_SHAPE, "rewrite_fail_ctor_shape")                                                       \
-	X(RW_FAIL_CODE_ATTR, "rewrite_fail_code_attr")
+#include "outcomes.h"
 
-/* Sample mode (sampler.c).  The agct_* lines follow AGCT's outcome codes 0, -1, ... -10 in order (sampler.h
- * EMP_AGCT_OUTCOMES; sampler.c checks the order at compile time). */
+/* Rewriter outcomes by reason, generated from outcomes.h's EMP_REWRITE_REASONS (same order as the rewriter's
+ * codes): methods left unchanged (rewrite_skip_*) and classes left unchanged (rewrite_fail_*). */
+#define EMP_COUNTER_RW_SKIP(X, id, counter, text) X(RW_SKIP_##id, "rewrite_skip_" counter)
+#define EMP_COUNTER_RW_FAIL(X, id, counter, text) X(RW_FAIL_##id, "rewrite_fail_" counter)
+#define EMP_COUNTER_REWRITE_LIST(X)                                                                            \
+	EMP_REWRITE_REASONS(EMP_COUNTER_RW_SKIP, X)                                                            \
+	EMP_REWRITE_REASONS(EMP_COUNTER_RW_FAIL, X)
+
+/* Sample mode (sampler.c).  The agct_* counters of AGCT's outcome codes 0, -1, ... are generated from outcomes.h's
+ * EMP_AGCT_OUTCOMES, in code order (sampler.c counts outcome n in EMP_C_AGCT_NO_JAVA_FRAME - n). */
+#define EMP_COUNTER_AGCT(X, code, id, name) X(AGCT_##id, "agct_" name)
 #define EMP_COUNTER_SAMPLER_LIST(X)                                                                            \
 	X(SAMPLE_SIGNALS, "sample_signals")               /* timer signals taken on armed threads (Java, JVM) */ \
 	X(SAMPLE_THREAD_TIME_NS, "sample_thread_time_ns") /* CPU (clock=cpu) or wall time of armed threads */   \
@@ -59,17 +38,7 @@
 	X(SAMPLE_UNRESOLVED, "sample_unresolved_method")  /* a jmethodID JVMTI could not name */               \
 	X(SAMPLE_TRUNCATED, "sample_truncated")           /* walk stopped short of the thread's entry */       \
 	X(AGCT_OK, "agct_ok")                                                                                  \
-	X(AGCT_NO_JAVA_FRAME, "agct_no_Java_frame")                                                            \
-	X(AGCT_NO_CLASS_LOAD, "agct_no_class_load")                                                            \
-	X(AGCT_GC_ACTIVE, "agct_GC_active")                                                                    \
-	X(AGCT_UNKNOWN_NOT_JAVA, "agct_unknown_not_Java")                                                      \
-	X(AGCT_NOT_WALKABLE_NOT_JAVA, "agct_not_walkable_not_Java")                                            \
-	X(AGCT_UNKNOWN_JAVA, "agct_unknown_Java")                                                              \
-	X(AGCT_NOT_WALKABLE_JAVA, "agct_not_walkable_Java")                                                    \
-	X(AGCT_UNKNOWN_STATE, "agct_unknown_state")                                                            \
-	X(AGCT_THREAD_EXIT, "agct_thread_exit")                                                                \
-	X(AGCT_DEOPT, "agct_deopt")                                                                            \
-	X(AGCT_SAFEPOINT, "agct_safepoint")                                                                    \
+	EMP_AGCT_OUTCOMES(EMP_COUNTER_AGCT, X)                                                                 \
 	X(AGCT_OTHER, "agct_other")                      /* an outcome code AGCT never documented */          \
 	X(AGCT_CRASHED, "agct_crashed")                  /* AGCT faulted; the fault was recovered */
 

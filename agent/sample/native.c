@@ -37,6 +37,7 @@
 
 #include "clock.h"
 #include "elfsym.h"
+#include "idcache.h"
 #include "sampler.h"
 #include "symbols.h"
 
@@ -188,38 +189,7 @@ unsigned emp_native_unwind(void *ucontext, uint64_t *pcs, unsigned max)
 	return n;
 }
 
-/* Writer-thread cache: open addressing, key = function start (or PC), value = symbol id. */
-struct slot {
-	uint64_t key;
-	int64_t id;
-};
-static struct slot *cache;
-static size_t cache_cap, cache_n;
-
-static struct slot *find(uint64_t key)
-{
-	size_t mask = cache_cap - 1;
-	for (size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & mask;; i = (i + 1) & mask)
-		if (!cache[i].key || cache[i].key == key)
-			return &cache[i];
-}
-
-static int grow(void)
-{
-	size_t old_cap = cache_cap;
-	struct slot *old = cache;
-	size_t cap = old_cap ? old_cap * 2 : 4096;
-	struct slot *s = calloc(cap, sizeof(*s));
-	if (!s)
-		return -1;
-	cache = s;
-	cache_cap = cap;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].key)
-			*find(old[i].key) = old[i];
-	free(old);
-	return 0;
-}
+static struct emp_idcache functions; /* writer thread: function start (or PC) -> symbol id */
 
 /* The .symtab of each object met, by path; loaded on first use (elfsym.h), NULL kept when it has none. */
 struct object_syms {
@@ -287,9 +257,9 @@ int64_t emp_native_symbol(uint64_t pc)
 		lm = NULL;
 	uint64_t key = pc;
 	const char *fn = found ? function_at(pc, &info, dsym, lm, &key) : NULL;
-	if (2 * (cache_n + 1) > cache_cap && grow())
+	struct emp_idcache_slot *s = emp_idcache_lookup(&functions, key);
+	if (!s)
 		return -1;
-	struct slot *s = find(key);
 	if (s->key)
 		return s->id;
 	const char *lib = found && info.dli_fname ? info.dli_fname : "";
@@ -307,7 +277,6 @@ int64_t emp_native_symbol(uint64_t pc)
 	}
 	if (s->id < 0)
 		return -1;
-	s->key = key;
-	cache_n++;
+	emp_idcache_insert(&functions, s, key, s->id);
 	return s->id;
 }

@@ -37,19 +37,12 @@
 #include "clock.h"
 #include "counters.h"
 #include "dump.h"
+#include "idcache.h"
 #include "log.h"
 #include "modes.h"
 #include "ring.h"
 #include "symbols.h"
 #include "writer.h"
-
-/* The agct_* counters are in outcome-code order: counter = EMP_C_AGCT_NO_JAVA_FRAME - code. */
-#define EMP_AGCT_CHECK(code, name)                                                                             \
-	_Static_assert(EMP_C_AGCT_NO_JAVA_FRAME - (code) < EMP_C_AGCT_OTHER, "agct counters out of order");
-EMP_AGCT_OUTCOMES(EMP_AGCT_CHECK)
-#undef EMP_AGCT_CHECK
-_Static_assert(EMP_C_AGCT_UNKNOWN_JAVA == EMP_C_AGCT_NO_JAVA_FRAME - EMP_AGCT_UNKNOWN_JAVA, "agct counter order");
-_Static_assert(EMP_C_AGCT_SAFEPOINT == EMP_C_AGCT_NO_JAVA_FRAME + 10, "agct counter order");
 
 static struct {
 	jvmtiEnv *jvmti;
@@ -62,7 +55,7 @@ static struct {
 	pthread_t wall_thread;
 	int wall_started;
 	_Atomic int stopping;              /* VMDeath began: the wall sampler ends, no new arming */
-	int64_t pseudo[EMP_C_AGCT_OTHER - EMP_C_AGCT_NO_JAVA_FRAME + 1]; /* pseudo-frame ids by outcome, 0 = none */
+	int64_t pseudo[EMP_AGCT_NOUTCOMES]; /* pseudo-frame ids by outcome (-code), 0 = none */
 	int64_t pseudo_other, pseudo_crashed, pseudo_unresolved, pseudo_truncated;
 	int64_t pseudo_vm[EMP_VM_CATEGORY_COUNT];  /* threads=all: the category roots of JVM-thread samples */
 	/* Java methods the VM calls on a thread after its run() returned (Thread.exit, dispatchUncaughtException):
@@ -93,7 +86,7 @@ static void count_outcome(int n)
 		emp_count(EMP_C_AGCT_OK, 1);
 	else if (n == EMP_AGCT_CRASHED)
 		emp_count(EMP_C_AGCT_CRASHED, 1);
-	else if (n >= -10)
+	else if (n > -EMP_AGCT_NOUTCOMES)
 		emp_count((enum emp_counter)(EMP_C_AGCT_NO_JAVA_FRAME - n), 1);
 	else
 		emp_count(EMP_C_AGCT_OTHER, 1);
@@ -111,45 +104,50 @@ static int walk_truncated(const struct emp_sampler_thread *st, int n)
 	return root != st->entry && root != s.thread_exit && root != s.thread_uncaught;
 }
 
+int emp_sample_record(struct emp_ring *ring, const struct emp_sample_rec *head, const uint64_t *natives,
+		      const emp_asgct_frame *java)
+{
+	uint32_t size = (uint32_t)sizeof(struct emp_sample_rec) + 8u * (head->nnative + head->njava);
+	struct emp_sample_rec *rec = emp_ring_reserve(ring, size);
+	if (!rec) {
+		emp_count(EMP_C_RING_FULL_DROPPED, 1);
+		emp_writer_wake();
+		return -1;
+	}
+	*rec = *head;
+	rec->hdr = EMP_REC_HDR(EMP_REC_SAMPLE, size);
+	uint64_t *p = (uint64_t *)(rec + 1);
+	for (unsigned i = 0; i < head->nnative; i++)
+		*p++ = natives[i];
+	for (uint32_t i = 0; i < head->njava; i++)
+		*p++ = (uint64_t)(uintptr_t)java[i].method_id;
+	emp_ring_commit(ring);
+	emp_count(EMP_C_SAMPLES, 1);
+	return 0;
+}
+
 /* The sample itself; @t->nesting is held.  Async-signal-safe, see the file comment. */
 static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, void *uc)
 {
-	uint64_t ticks = emp_clock_ticks();
+	struct emp_sample_rec head = { .ticks = emp_clock_ticks() };
 	uint64_t top_pc;
 	int n = emp_agct_walk(st, uc, &top_pc);
 	count_outcome(n);
 	if (top_pc)
 		emp_count(EMP_C_SAMPLE_RECOVERED, 1);
-	unsigned nnative = emp_native_unwind(uc, st->native, EMP_SAMPLER_MAX_NATIVE);
-	uint32_t njava = n > 0 ? (uint32_t)n : 0;
-	uint32_t size = (uint32_t)sizeof(struct emp_sample_rec) + 8u * (nnative + njava);
-	struct emp_sample_rec *rec = emp_ring_reserve(&t->ring, size);
-	if (!rec) {
-		emp_count(EMP_C_RING_FULL_DROPPED, 1);
-		emp_writer_wake();
-		return;
-	}
-	rec->hdr = EMP_REC_HDR(EMP_REC_SAMPLE, size);
+	head.nnative = (uint16_t)emp_native_unwind(uc, st->native, EMP_SAMPLER_MAX_NATIVE);
+	head.njava = n > 0 ? (uint32_t)n : 0;
 	if (s.engine == EMP_ENGINE_WALL)
 		/* (X) acquire; pairs with (W) in wall_main(). */
-		rec->state = (uint8_t)atomic_load_explicit(&st->wall_state, memory_order_acquire);
+		head.state = (uint8_t)atomic_load_explicit(&st->wall_state, memory_order_acquire);
 	else
-		rec->state = njava && st->frames[0].lineno == -3 ? EMP_STATE_NATIVE : EMP_STATE_RUNNING;
-	rec->flags = top_pc ? EMP_SAMPLE_RECOVERED : 0;
-	if (njava && walk_truncated(st, n))
-		rec->flags |= EMP_SAMPLE_TRUNCATED;
-	rec->nnative = (uint16_t)nnative;
-	rec->agct = n;
-	rec->njava = njava;
-	rec->ticks = ticks;
-	rec->top_pc = top_pc;
-	uint64_t *p = (uint64_t *)(rec + 1);
-	for (unsigned i = 0; i < nnative; i++)
-		*p++ = st->native[i];
-	for (uint32_t i = 0; i < njava; i++)
-		*p++ = (uint64_t)(uintptr_t)st->frames[i].method_id;
-	emp_ring_commit(&t->ring);
-	emp_count(EMP_C_SAMPLES, 1);
+		head.state = head.njava && st->frames[0].lineno == -3 ? EMP_STATE_NATIVE : EMP_STATE_RUNNING;
+	head.flags = top_pc ? EMP_SAMPLE_RECOVERED : 0;
+	if (head.njava && walk_truncated(st, n))
+		head.flags |= EMP_SAMPLE_TRUNCATED;
+	head.agct = n;
+	head.top_pc = top_pc;
+	emp_sample_record(&t->ring, &head, st->native, st->frames);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -456,35 +454,7 @@ static void *wall_main(void *arg)
 
 /* --- writer side: records into stacks of symbol ids --- */
 
-struct mslot {
-	uint64_t key; /* jmethodID */
-	int64_t id;
-};
-static struct mslot *mcache;
-static size_t mcap, mn;
-
-static struct mslot *mfind(uint64_t key)
-{
-	size_t mask = mcap - 1;
-	for (size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & mask;; i = (i + 1) & mask)
-		if (!mcache[i].key || mcache[i].key == key)
-			return &mcache[i];
-}
-
-static int mgrow(void)
-{
-	size_t old_cap = mcap;
-	struct mslot *old = mcache, *n = calloc(old_cap ? old_cap * 2 : 4096, sizeof(*n));
-	if (!n)
-		return -1;
-	mcache = n;
-	mcap = old_cap ? old_cap * 2 : 4096;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].key)
-			*mfind(old[i].key) = old[i];
-	free(old);
-	return 0;
-}
+static struct emp_idcache methods; /* jmethodID -> symbol id */
 
 static int64_t pseudo_id(int64_t *slot, const char *name)
 {
@@ -498,13 +468,13 @@ static int64_t pseudo_id(int64_t *slot, const char *name)
 static int64_t outcome_frame(int n)
 {
 	static const char *const names[] = {
-#define EMP_AGCT_NAME(code, name) [-(code)] = "[" name "]",
-		EMP_AGCT_OUTCOMES(EMP_AGCT_NAME)
+#define EMP_AGCT_NAME(p, code, id, name) [-(code)] = "[" name "]",
+		EMP_AGCT_OUTCOMES(EMP_AGCT_NAME, _)
 #undef EMP_AGCT_NAME
 	};
 	if (n == EMP_AGCT_CRASHED)
 		return pseudo_id(&s.pseudo_crashed, "[agct_crashed]");
-	if (n <= 0 && n >= -10)
+	if (n <= 0 && n > -EMP_AGCT_NOUTCOMES)
 		return pseudo_id(&s.pseudo[-n], names[-n]);
 	return pseudo_id(&s.pseudo_other, "[agct_other]");
 }
@@ -549,9 +519,9 @@ static int64_t method_frame(uint64_t m)
 		emp_count(EMP_C_SAMPLE_UNRESOLVED, 1);
 		return pseudo_id(&s.pseudo_unresolved, "[unknown_method]");
 	}
-	if (2 * (mn + 1) > mcap && mgrow())
+	struct emp_idcache_slot *sl = emp_idcache_lookup(&methods, m);
+	if (!sl)
 		return -1;
-	struct mslot *sl = mfind(m);
 	if (sl->key)
 		return sl->id;
 	int64_t id = resolve_method((jmethodID)(uintptr_t)m);
@@ -560,9 +530,7 @@ static int64_t method_frame(uint64_t m)
 		emp_count(EMP_C_SAMPLE_UNRESOLVED, 1);
 		return pseudo_id(&s.pseudo_unresolved, "[unknown_method]");
 	}
-	sl->key = m;
-	sl->id = id;
-	mn++;
+	emp_idcache_insert(&methods, sl, m, id);
 	return id;
 }
 

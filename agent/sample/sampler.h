@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "modes.h"
+#include "outcomes.h"
 #include "options.h"
 #include "thread.h"
 
@@ -46,21 +47,16 @@ typedef struct {
 	emp_asgct_frame *frames;
 } emp_asgct_trace;
 
-/* X(code, counter and pseudo-frame name) — AGCT's outcome codes (forte.cpp's ticks_*). */
-#define EMP_AGCT_OUTCOMES(X)                                                                                   \
-	X(0, "no_Java_frame")                                                                                  \
-	X(-1, "no_class_load")                                                                                 \
-	X(-2, "GC_active")                                                                                     \
-	X(-3, "unknown_not_Java")                                                                              \
-	X(-4, "not_walkable_not_Java")                                                                         \
-	X(-5, "unknown_Java")                                                                                  \
-	X(-6, "not_walkable_Java")                                                                             \
-	X(-7, "unknown_state")                                                                                 \
-	X(-8, "thread_exit")                                                                                   \
-	X(-9, "deopt")                                                                                         \
-	X(-10, "safepoint")
-#define EMP_AGCT_UNKNOWN_JAVA (-5)
-#define EMP_AGCT_NOT_WALKABLE_JAVA (-6)
+/* AGCT's outcome codes: outcomes.h's EMP_AGCT_OUTCOMES, the one list the agct_* counters are generated from too
+ * (EMP_AGCT_NO_JAVA_FRAME = 0, ..., EMP_AGCT_SAFEPOINT = -10; EMP_AGCT_NOUTCOMES of them). */
+enum emp_agct_outcome {
+#define EMP_AGCT_ENUM(p, code, id, name) EMP_AGCT_##id = (code),
+	EMP_AGCT_OUTCOMES(EMP_AGCT_ENUM, _)
+#undef EMP_AGCT_ENUM
+#define EMP_AGCT_ONE(p, code, id, name) +1
+	EMP_AGCT_NOUTCOMES = 0 EMP_AGCT_OUTCOMES(EMP_AGCT_ONE, _)
+#undef EMP_AGCT_ONE
+};
 /* Our own outcome when AGCT faulted and the fault was recovered (agct.c). */
 #define EMP_AGCT_CRASHED (-100)
 #define EMP_AGCT_CRASHED_NAME "agct_crashed"
@@ -91,6 +87,13 @@ struct emp_sample_rec {
 /* A JVM-internal thread's sample (threads=all, vmthreads.c): native frames only, njava = 0, the category
  * in place of the AGCT outcome.  With EMP_SAMPLE_TRUNCATED: the native walk stopped at EMP_VMTHREAD_MAX_NATIVE. */
 #define EMP_SAMPLE_VM 0x4u
+
+/* emp_sample_record - the one builder of EMP_REC_SAMPLE records: a record in @ring with @head's fields (hdr is set
+ * here), then head->nnative PCs from @natives and head->njava jmethodIDs from @java (may be NULL when njava is 0).
+ * Counts it in samples, or a ring-full drop (and wakes the writer).  Return: 0, or -1 when dropped.
+ * Async-signal-safe (the ring's producer: the handler on the ring's own thread). */
+int emp_sample_record(struct emp_ring *ring, const struct emp_sample_rec *head, const uint64_t *natives,
+		      const emp_asgct_frame *java);
 
 /* Per-thread sampler state (emp_thread.sampler).  Allocated when the thread is armed (ThreadStart, on the thread);
  * freed at ThreadEnd on the thread itself, after the engine was stopped, the state left the registry and

@@ -469,29 +469,13 @@ static void *scanner_main(void *arg)
  * runs (installed without SA_NODEFER). */
 static void take_sample(struct emp_vmthread *vt, void *uc)
 {
-	uint64_t ticks = emp_clock_ticks();
+	struct emp_sample_rec head = { .ticks = emp_clock_ticks(), .state = EMP_STATE_RUNNING };
 	unsigned n = emp_native_unwind(uc, vt->native, EMP_VMTHREAD_MAX_NATIVE);
-	uint32_t size = (uint32_t)sizeof(struct emp_sample_rec) + 8u * n;
-	struct emp_sample_rec *rec = emp_ring_reserve(&vt->t->ring, size);
-	if (!rec) {
-		emp_count(EMP_C_RING_FULL_DROPPED, 1);
-		emp_writer_wake();
-		return;
-	}
-	rec->hdr = EMP_REC_HDR(EMP_REC_SAMPLE, size);
-	rec->state = EMP_STATE_RUNNING;
-	rec->flags = EMP_SAMPLE_VM | (n == EMP_VMTHREAD_MAX_NATIVE ? EMP_SAMPLE_TRUNCATED : 0);
-	rec->nnative = (uint16_t)n;
-	rec->category = (int32_t)vt->category;
-	rec->njava = 0;
-	rec->ticks = ticks;
-	rec->top_pc = 0;
-	uint64_t *p = (uint64_t *)(rec + 1);
-	for (unsigned i = 0; i < n; i++)
-		p[i] = vt->native[i];
-	emp_ring_commit(&vt->t->ring);
-	emp_count(EMP_C_SAMPLES, 1);
-	emp_count(EMP_C_SAMPLE_VM_SAMPLES, 1);
+	head.flags = EMP_SAMPLE_VM | (n == EMP_VMTHREAD_MAX_NATIVE ? EMP_SAMPLE_TRUNCATED : 0);
+	head.nnative = (uint16_t)n;
+	head.category = (int32_t)vt->category;
+	if (!emp_sample_record(&vt->t->ring, &head, vt->native, NULL))
+		emp_count(EMP_C_SAMPLE_VM_SAMPLES, 1);
 }
 
 int emp_vmthreads_sample(void *ucontext)

@@ -17,8 +17,8 @@
 
 static const char *const reason_str[EMP_REWRITE_NREASONS] = {
 	[EMP_REWRITE_OK] = "ok",
-#define EMP_REWRITE_X_STR(name, str) [EMP_REWRITE_E_##name] = str,
-	EMP_REWRITE_REASONS(EMP_REWRITE_X_STR)
+#define EMP_REWRITE_X_STR(p, name, counter, str) [EMP_REWRITE_E_##name] = str,
+	EMP_REWRITE_REASONS(EMP_REWRITE_X_STR, _)
 #undef EMP_REWRITE_X_STR
 };
 

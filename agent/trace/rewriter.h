@@ -59,28 +59,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Why a method was skipped or a class left unchanged.  Codes are positive; functions return them
- * negated.  Stats arrays are indexed by the code (index 0 is unused). */
-#define EMP_REWRITE_REASONS(X)                                                                       \
-	X(NOMEM, "out of memory")                                                                    \
-	X(TRUNCATED, "truncated class file")                                                         \
-	X(BAD_MAGIC, "not a class file (bad magic)")                                                 \
-	X(BAD_VERSION, "unsupported class file version")                                             \
-	X(BAD_CLASS, "malformed class file")                                                         \
-	X(CP_FULL, "constant pool full")                                                             \
-	X(BAD_CODE, "malformed bytecode or Code attribute")                                          \
-	X(JSR, "jsr/ret subroutines")                                                                \
-	X(CODE_TOO_LARGE, "code would exceed 65535 bytes")                                           \
-	X(EXC_TABLE_FULL, "exception table would exceed 65535 entries")                              \
-	X(BRANCH_OVERFLOW, "no goto_w trampoline site within reach of a widened branch")              \
-	X(BAD_STACKMAP, "malformed or inconsistent StackMapTable")                                   \
-	X(CTOR_SHAPE, "constructor without a separable super()/this() prologue")                     \
-	X(CODE_ATTR, "unknown attribute inside Code")
+#include "outcomes.h"
 
+/* Why a method was skipped or a class left unchanged: outcomes.h's EMP_REWRITE_REASONS, the one list the
+ * rewrite_* counters are generated from too.  Codes are positive; functions return them negated.  Stats arrays are
+ * indexed by the code (index 0 is unused). */
 enum emp_rewrite_reason {
 	EMP_REWRITE_OK = 0,
-#define EMP_REWRITE_X_ENUM(name, str) EMP_REWRITE_E_##name,
-	EMP_REWRITE_REASONS(EMP_REWRITE_X_ENUM)
+#define EMP_REWRITE_X_ENUM(p, name, counter, str) EMP_REWRITE_E_##name,
+	EMP_REWRITE_REASONS(EMP_REWRITE_X_ENUM, _)
 #undef EMP_REWRITE_X_ENUM
 	EMP_REWRITE_NREASONS
 };

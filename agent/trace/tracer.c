@@ -81,16 +81,6 @@
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-/* The per-reason counters of counters.h must follow EMP_REWRITE_REASONS one for one. */
-#define EMP_TRACER_CHECK_ORDER(name, str)                                                                      \
-	_Static_assert(EMP_C_RW_SKIP_##name - EMP_C_RW_SKIP_NOMEM == EMP_REWRITE_E_##name - 1,                 \
-		       "counters.h rewrite_skip_* out of order");                                              \
-	_Static_assert(EMP_C_RW_FAIL_##name - EMP_C_RW_FAIL_NOMEM == EMP_REWRITE_E_##name - 1,                 \
-		       "counters.h rewrite_fail_* out of order");
-EMP_REWRITE_REASONS(EMP_TRACER_CHECK_ORDER)
-#undef EMP_TRACER_CHECK_ORDER
-_Static_assert(EMP_C_RW_SKIP_CODE_ATTR - EMP_C_RW_SKIP_NOMEM == EMP_REWRITE_NREASONS - 2, "reason count");
-
 enum { EMP_TRACER_FAST_BLOCK = 1, EMP_TRACER_FAST_DROP = 2 };
 
 static struct {

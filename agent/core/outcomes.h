@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* outcomes.h - the outcome lists that a mode and the counters (counters.h) are both generated from, so the two
+ * can never fall out of step: the rewriter's reasons (agent/trace/rewriter.h) and AsyncGetCallTrace's outcome codes
+ * (agent/sample/sampler.h).  They live here, in the lowest agent layer, because counters.h may not include a mode's
+ * header.  Each list is X(P, ...): P is passed through to X untouched, so that a list can be expanded inside another
+ * X-macro list (counters.h hands its own X on as P); a user with nothing to pass through gives any token. */
+#ifndef EMP_OUTCOMES_H
+#define EMP_OUTCOMES_H
+
+/* Why the rewriter skipped a method or left a class unchanged: X(P, enum suffix, counter suffix, text).  The enum is
+ * emp_rewrite_reason (EMP_REWRITE_E_<suffix>, codes 1, 2, ... in this order); the counters are rewrite_skip_<counter
+ * suffix> and rewrite_fail_<counter suffix>, in this order too (tracer.c indexes them by code).  The counter names
+ * are in the dump: keep them stable. */
+#define EMP_REWRITE_REASONS(X, P)                                                                              \
+	X(P, NOMEM, "nomem", "out of memory")                                                                  \
+	X(P, TRUNCATED, "truncated", "truncated class file")                                                   \
+	X(P, BAD_MAGIC, "bad_magic", "not a class file (bad magic)")                                           \
+	X(P, BAD_VERSION, "bad_version", "unsupported class file version")                                     \
+	X(P, BAD_CLASS, "bad_class", "malformed class file")                                                   \
+	X(P, CP_FULL, "cp_full", "constant pool full")                                                         \
+	X(P, BAD_CODE, "bad_code", "malformed bytecode or Code attribute")                                     \
+	X(P, JSR, "jsr", "jsr/ret subroutines")                                                                \
+	X(P, CODE_TOO_LARGE, "code_too_large", "code would exceed 65535 bytes")                                \
+	X(P, EXC_TABLE_FULL, "exc_table_full", "exception table would exceed 65535 entries")                   \
+	X(P, BRANCH_OVERFLOW, "branch_overflow", "no goto_w trampoline site within reach of a widened branch") \
+	X(P, BAD_STACKMAP, "bad_stackmap", "malformed or inconsistent StackMapTable")                          \
+	X(P, CTOR_SHAPE, "ctor_shape", "constructor without a separable super()/this() prologue")              \
+	X(P, CODE_ATTR, "code_attr", "unknown attribute inside Code")
+
+/* AsyncGetCallTrace's outcome codes (HotSpot forte.cpp's ticks_*): X(P, code, enum suffix, name).  The codes run
+ * 0, -1, ... without a gap (sampler.c indexes by -code); the enum is EMP_AGCT_<suffix> (sampler.h), the counters
+ * agct_<name> (counters.h, in this order, after agct_ok), the pseudo-frames [<name>].  Names are in the dump. */
+#define EMP_AGCT_OUTCOMES(X, P)                                                                                \
+	X(P, 0, NO_JAVA_FRAME, "no_Java_frame")                                                                \
+	X(P, -1, NO_CLASS_LOAD, "no_class_load")                                                               \
+	X(P, -2, GC_ACTIVE, "GC_active")                                                                       \
+	X(P, -3, UNKNOWN_NOT_JAVA, "unknown_not_Java")                                                         \
+	X(P, -4, NOT_WALKABLE_NOT_JAVA, "not_walkable_not_Java")                                               \
+	X(P, -5, UNKNOWN_JAVA, "unknown_Java")                                                                 \
+	X(P, -6, NOT_WALKABLE_JAVA, "not_walkable_Java")                                                       \
+	X(P, -7, UNKNOWN_STATE, "unknown_state")                                                               \
+	X(P, -8, THREAD_EXIT, "thread_exit")                                                                   \
+	X(P, -9, DEOPT, "deopt")                                                                               \
+	X(P, -10, SAFEPOINT, "safepoint")
+
+#endif /* EMP_OUTCOMES_H */
