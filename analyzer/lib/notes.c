@@ -8,15 +8,20 @@
 
 #include "util.h"
 
-void emp_notes_add(struct emp_notes *n, const char *fmt, ...)
+void emp_notes_vadd(struct emp_notes *n, const char *fmt, va_list ap)
 {
 	char buf[4096];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	n->v = emp_xrealloc(n->v, (n->n + 1) * sizeof(*n->v));
 	n->v[n->n++] = emp_xstrdup(buf);
+}
+
+void emp_notes_add(struct emp_notes *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emp_notes_vadd(n, fmt, ap);
+	va_end(ap);
 }
 
 void emp_notes_free(struct emp_notes *n)

@@ -142,12 +142,10 @@ void emp_report_add(struct emp_report *r, struct emp_table *t)
 
 void emp_report_note(struct emp_report *r, const char *fmt, ...)
 {
-	char buf[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	emp_notes_vadd(&r->notes, fmt, ap);
 	va_end(ap);
-	emp_notes_add(&r->notes, "%s", buf);
 }
 
 void emp_report_notes(struct emp_report *r, const struct emp_notes *n)
