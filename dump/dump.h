@@ -52,7 +52,6 @@ enum emp_frame_kind {
 
 /* Method symbol flags. */
 #define EMP_METHOD_ITERATION 0x1u /* calls of this method mark iterations (agent option iteration=) */
-#define EMP_METHOD_INLINED   0x2u /* frame was inlined by the JIT (sample mode, where known) */
 /* Thread symbol flags. */
 #define EMP_THREAD_JAVA      0x1u /* a Java thread (JVMTI ThreadStart seen) */
 #define EMP_THREAD_VM        0x2u /* a thread JVMTI did not announce (JIT compiler, GC, VM thread...), found by the

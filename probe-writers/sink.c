@@ -13,6 +13,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "options.h"
+
 struct emp_sink {
 	enum emp_writer_kind kind;
 	int fd;

@@ -12,8 +12,7 @@
 
 #include <stddef.h>
 
-#include "options.h"
-
+struct emp_options;
 struct emp_sink;
 
 /* emp_sink_open - open the sink @o asks for; @path is the expanded out= path (file writer).

@@ -84,7 +84,7 @@ static __thread int on_writer_thread;
 
 static void futex_wait(_Atomic uint32_t *addr, uint32_t expected, uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
+	struct timespec ts = emp_ns_timespec(ns);
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, &ts, NULL, 0);
 }
 

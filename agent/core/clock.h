@@ -7,10 +7,11 @@
 #ifndef EMP_CLOCK_H
 #define EMP_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
-#include "options.h"
+enum emp_timesource { EMP_TIME_AUTO, EMP_TIME_TSC, EMP_TIME_MONOTONIC };
 
 /* Which clock emp_clock_ticks() reads; set once by emp_clock_init() before any event is recorded. */
 extern int emp_clock_use_tsc;
@@ -22,11 +23,31 @@ int emp_clock_init(enum emp_timesource src, unsigned calib_ms, char *err, size_t
 const char *emp_clock_name(void);
 double emp_clock_hz(void);
 
-static inline uint64_t emp_clock_ns(clockid_t id)
+/* emp_clock_read_ns - read clock @id into *@ns.  Return: true, or false when the clock cannot be read (the CPU
+ * clock of a thread that has exited: EINVAL), *@ns then 0.  Async-signal-safe (clock_gettime is). */
+static inline bool emp_clock_read_ns(clockid_t id, uint64_t *ns)
 {
 	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (clock_gettime(id, &ts)) {
+		*ns = 0;
+		return false;
+	}
+	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return true;
+}
+
+/* emp_clock_ns - clock @id in nanoseconds, 0 when it cannot be read. */
+static inline uint64_t emp_clock_ns(clockid_t id)
+{
+	uint64_t ns;
+	emp_clock_read_ns(id, &ns);
+	return ns;
+}
+
+/* emp_ns_timespec - @ns nanoseconds as a struct timespec (for nanosleep, futex and timer_settime). */
+static inline struct timespec emp_ns_timespec(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
 }
 
 static inline uint64_t emp_clock_ticks(void)

@@ -7,7 +7,7 @@
 #ifndef EMP_LOG_H
 #define EMP_LOG_H
 
-#include "options.h"
+enum emp_log_level { EMP_LOG_ERROR, EMP_LOG_WARN, EMP_LOG_INFO, EMP_LOG_DEBUG };
 
 void emp_log_set_level(enum emp_log_level level);
 int emp_log_enabled(enum emp_log_level level);

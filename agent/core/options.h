@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "clock.h" /* enum emp_timesource */
+#include "log.h"   /* enum emp_log_level */
+
 enum emp_mode { EMP_MODE_OFF, EMP_MODE_SAMPLE, EMP_MODE_TRACE };
 enum emp_writer_kind { EMP_WRITER_FILE, EMP_WRITER_NULL, EMP_WRITER_TCP };
 enum emp_sample_clock { EMP_CLOCK_CPU, EMP_CLOCK_WALL };
@@ -18,8 +21,6 @@ enum emp_sample_engine { EMP_SAMPLE_ENGINE_AUTO, EMP_SAMPLE_ENGINE_PERF, EMP_SAM
  * the JVM's own threads with native frames; clock=cpu only) or the Java threads JVMTI announces */
 enum emp_sample_threads { EMP_THREADS_ALL, EMP_THREADS_JAVA };
 enum emp_onfull { EMP_ONFULL_BLOCK, EMP_ONFULL_DROP };
-enum emp_timesource { EMP_TIME_AUTO, EMP_TIME_TSC, EMP_TIME_MONOTONIC };
-enum emp_log_level { EMP_LOG_ERROR, EMP_LOG_WARN, EMP_LOG_INFO, EMP_LOG_DEBUG };
 
 struct emp_options {
 	enum emp_mode mode;

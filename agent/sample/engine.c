@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "sampler.h"
 
 const char *emp_engine_name(enum emp_engine e)
@@ -145,8 +146,8 @@ static int arm_timer(struct emp_sampler_thread *st, uint64_t interval_ns)
 	if (timer_create(st->cpu_clock, &sev, &st->timer))
 		return -errno;
 	struct itimerspec its = {
-		.it_interval = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
-		.it_value = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
+		.it_interval = emp_ns_timespec(interval_ns),
+		.it_value = emp_ns_timespec(interval_ns),
 	};
 	if (timer_settime(st->timer, 0, &its, NULL)) {
 		int e = -errno;

@@ -65,18 +65,10 @@ static struct {
 	jmethodID thread_run, thread_exit, thread_uncaught;
 } s = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-	if (clock_gettime(c, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Time the thread of @st was sampled for, from arming until now (CPU time for the cpu engines). */
 static uint64_t sampled_time(const struct emp_sampler_thread *st)
 {
-	uint64_t now = now_ns(s.engine == EMP_ENGINE_WALL ? CLOCK_MONOTONIC : st->cpu_clock);
+	uint64_t now = emp_clock_ns(s.engine == EMP_ENGINE_WALL ? CLOCK_MONOTONIC : st->cpu_clock);
 	return now > st->armed_at_ns ? now - st->armed_at_ns : 0;
 }
 
@@ -354,7 +346,7 @@ static void arm(JNIEnv *jni, struct emp_thread *t)
 			st->ref = (*jni)->NewGlobalRef(jni, self);
 	}
 	resolve_entry(jni, st);
-	st->armed_at_ns = now_ns(s.engine == EMP_ENGINE_WALL ? CLOCK_MONOTONIC : st->cpu_clock);
+	st->armed_at_ns = emp_clock_ns(s.engine == EMP_ENGINE_WALL ? CLOCK_MONOTONIC : st->cpu_clock);
 	/* Publish to our own signal handler before the engine can fire (with engine=itimer a process-wide SIGPROF
 	 * can land on this thread at any moment, so also before that): the fence orders the initialization of *st
 	 * above before the pointer store, as emp_thread_attach() does for emp_tls_thread.  Only this thread's
@@ -428,7 +420,7 @@ static void *wall_main(void *arg)
 	if (emp_tls_thread)
 		disarm(env, emp_tls_thread);
 	pid_t pid = getpid(), self = (pid_t)syscall(SYS_gettid);
-	uint64_t next = now_ns(CLOCK_MONOTONIC);
+	uint64_t next = emp_clock_ns(CLOCK_MONOTONIC);
 	while (!atomic_load_explicit(&s.stopping, memory_order_acquire)) {
 		pthread_mutex_lock(&s.lock);
 		for (struct emp_sampler_thread *st = s.threads; st; st = st->next) {
@@ -441,10 +433,10 @@ static void *wall_main(void *arg)
 		}
 		pthread_mutex_unlock(&s.lock);
 		next += s.interval_ns;
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = emp_clock_ns(CLOCK_MONOTONIC);
 		if (next < now)
 			next = now; /* overrun: skip the missed rounds rather than burst */
-		struct timespec ts = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
+		struct timespec ts = emp_ns_timespec(next);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
 	if (env)
@@ -717,7 +709,7 @@ static void sampler_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 	for (struct emp_sampler_thread *st = s.threads; st; st = st->next) {
 		emp_engine_disarm(st);
 		emp_count(EMP_C_SAMPLE_THREAD_TIME_NS, sampled_time(st));
-		st->armed_at_ns = now_ns(s.engine == EMP_ENGINE_WALL ? CLOCK_MONOTONIC : st->cpu_clock);
+		st->armed_at_ns = emp_clock_ns(s.engine == EMP_ENGINE_WALL ? CLOCK_MONOTONIC : st->cpu_clock);
 	}
 	pthread_mutex_unlock(&s.lock);
 }

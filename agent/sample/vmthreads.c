@@ -215,13 +215,6 @@ static int cmp_tid(const void *a, const void *b)
 
 /* --- arming --- */
 
-static uint64_t cpu_ns(clockid_t c, int *ok)
-{
-	struct timespec ts;
-	*ok = !clock_gettime(c, &ts);
-	return *ok ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec : 0;
-}
-
 /* The CPU clock of thread @tid of this process: glibc's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), which is what
  * pthread_getcpuclockid() returns for a pthread (the kernel's clock id encoding: ~pid << 3, per-thread bit 4,
  * scheduler clock 2). */
@@ -257,7 +250,6 @@ static void arm(pid_t tid, const char *name)
 		emp_count(EMP_C_SAMPLE_ARM_FAILED, 1);
 		return;
 	}
-	int ok;
 	vt->t = t;
 	vt->category = emp_vmthreads_category(name);
 	vt->seen = vm.gen;
@@ -265,7 +257,8 @@ static void arm(pid_t tid, const char *name)
 	vt->st.tid = tid;
 	vt->st.perf_fd = -1;
 	vt->st.cpu_clock = thread_cpu_clock(tid);
-	vt->st.armed_at_ns = vt->last_cpu_ns = cpu_ns(vt->st.cpu_clock, &ok);
+	bool ok = emp_clock_read_ns(vt->st.cpu_clock, &vt->st.armed_at_ns);
+	vt->last_cpu_ns = vt->st.armed_at_ns;
 	int rc = ok ? emp_tidmap_put(&vm.map, tid, vt) : -ESRCH;
 	if (rc) {
 		/* gone already (ESRCH), or 2048 JVM threads armed (ENOSPC) */
@@ -307,9 +300,8 @@ static void unmap(struct emp_vmthread *vt)
 static void finish(struct emp_vmthread *vt, int alive)
 {
 	emp_engine_disarm(&vt->st);
-	int ok = 0;
-	uint64_t end = alive ? cpu_ns(vt->st.cpu_clock, &ok) : 0;
-	if (!ok)
+	uint64_t end;
+	if (!alive || !emp_clock_read_ns(vt->st.cpu_clock, &end))
 		end = vt->last_cpu_ns;
 	uint64_t used = end > vt->st.armed_at_ns ? end - vt->st.armed_at_ns : 0;
 	if (vt->engine_on) {
@@ -365,7 +357,6 @@ static void scan(void)
 	pid_t writer = emp_thread_writer_tid();
 	struct emp_vmthread *gone = NULL;
 	size_t nunknown = 0;
-	int ok;
 
 	pthread_mutex_lock(&vm.lock);
 	vm.gen++;
@@ -376,8 +367,8 @@ static void scan(void)
 		struct emp_vmthread *vt = emp_tidmap_get(&vm.map, tid);
 		if (vt) {
 			vt->seen = vm.gen;
-			uint64_t now = cpu_ns(vt->st.cpu_clock, &ok);
-			if (ok)
+			uint64_t now;
+			if (emp_clock_read_ns(vt->st.cpu_clock, &now))
 				vt->last_cpu_ns = now;
 			continue;
 		}

@@ -184,7 +184,7 @@ static bool glob(const char *pat, const struct subj *s, bool prefix)
 	}
 }
 
-static bool is_internal(const char *k)
+bool emp_filter_is_emp_class(const char *k)
 {
 	/* emp/Probe, emp/Probe$X (binary or internal form) and the emp/agent/ package. */
 	if (strncmp(k, "emp", 3) != 0 || (k[3] != '/' && k[3] != '.'))
@@ -206,7 +206,7 @@ static bool pat_matches(const char *pat, const char *klass, size_t kn, const cha
 
 bool emp_filter_selects(const struct emp_filter *f, const char *klass, const char *method)
 {
-	if (!f->nincl || is_internal(klass))
+	if (!f->nincl || emp_filter_is_emp_class(klass))
 		return false;
 	size_t kn = strlen(klass);
 	bool inc = false;
@@ -223,7 +223,7 @@ bool emp_filter_selects(const struct emp_filter *f, const char *klass, const cha
 
 bool emp_filter_may_select_class(const struct emp_filter *f, const char *klass)
 {
-	if (!f->nincl || is_internal(klass))
+	if (!f->nincl || emp_filter_is_emp_class(klass))
 		return false;
 	size_t kn = strlen(klass);
 	struct subj cls = { klass, NULL, kn, 0 };

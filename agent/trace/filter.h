@@ -56,6 +56,12 @@ int emp_filter_add(struct emp_filter *f, const char *kind, const char *value, ch
 size_t emp_filter_include_count(const struct emp_filter *f);
 
 /**
+ * emp_filter_is_emp_class - is @klass emp's own code (emp/Probe, emp/Probe$X, the emp/agent/ package), which no
+ * pattern and no iteration= may select: a probe inside the probe would recurse.  Internal or binary form.
+ */
+bool emp_filter_is_emp_class(const char *klass);
+
+/**
  * emp_filter_selects - is method @method of class @klass selected?
  * @klass: class name in internal form (a/b/C$D) or binary form (a.b.C$D); both are accepted.
  */

@@ -9,6 +9,7 @@
  * HotSpot's ClassVerifier::verify_invoke_init()/ends_in_athrow() for the constructor handler rule.
  */
 #include "rewriter.h"
+#include "buf.h"
 #include "classfile.h"
 
 #include <stdbool.h>
@@ -112,42 +113,30 @@ struct frm {
 	struct vt *l, *s;
 };
 
+/* The StackMapTable being built: dump/buf.h's growable buffer with a sticky out-of-memory flag, so a frame
+ * writer can append without checking every byte and build_smt() checks once at the end. */
 struct buf {
-	uint8_t *p;
-	size_t n, cap;
+	struct emp_buf b;
 	bool oom;
 };
 
-static void buf_grow(struct buf *b, size_t add)
+static void buf_u1(struct buf *b, uint8_t v)
 {
-	if (b->oom || b->n + add <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap * 2 : 256;
-	while (cap < b->n + add)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-	if (!p) {
+	if (b->oom || emp_buf_reserve(&b->b, 1)) {
 		b->oom = true;
 		return;
 	}
-	b->p = p;
-	b->cap = cap;
-}
-
-static void buf_u1(struct buf *b, uint8_t v)
-{
-	buf_grow(b, 1);
-	if (!b->oom)
-		b->p[b->n++] = v;
+	b->b.data[b->b.len++] = v;
 }
 
 static void buf_u2(struct buf *b, uint16_t v)
 {
-	buf_grow(b, 2);
-	if (!b->oom) {
-		emp_cf_put16(b->p + b->n, v);
-		b->n += 2;
+	if (b->oom || emp_buf_reserve(&b->b, 2)) {
+		b->oom = true;
+		return;
 	}
+	emp_cf_put16(b->b.data + b->b.len, v);
+	b->b.len += 2;
 }
 
 /* Per-class state. */
@@ -952,7 +941,7 @@ static int build_smt(struct meth *m, struct buf *b)
 		return -EMP_REWRITE_E_BAD_STACKMAP;
 	if (b->oom)
 		return -EMP_REWRITE_E_NOMEM;
-	emp_cf_put16(b->p, (uint16_t)count);
+	emp_cf_put16(b->b.data, (uint16_t)count);
 	return 0;
 }
 
@@ -1182,17 +1171,17 @@ static int instrument(struct rw_class *rc, struct emp_cf_member *mb, int code_id
 		attrs[na++] = a;
 	}
 	if (m.want_smt) {
-		uint8_t *d = emp_cf_alloc(cf, smt.n);
+		uint8_t *d = emp_cf_alloc(cf, smt.b.len);
 		if (!d) {
 			r = -EMP_REWRITE_E_NOMEM;
 			goto out;
 		}
-		memcpy(d, smt.p, smt.n);
+		memcpy(d, smt.b.data, smt.b.len);
 		if (m.has_smt) {
 			for (uint16_t i = 0; i < na; i++)
 				if (!attrs[i].data) {
 					attrs[i].data = d;
-					attrs[i].len = (uint32_t)smt.n;
+					attrs[i].len = (uint32_t)smt.b.len;
 				}
 		} else {
 			if (!rc->smt_name) {
@@ -1205,7 +1194,7 @@ static int instrument(struct rw_class *rc, struct emp_cf_member *mb, int code_id
 			}
 			attrs[na].name_index = (uint16_t)rc->smt_name;
 			attrs[na].data = d;
-			attrs[na++].len = (uint32_t)smt.n;
+			attrs[na++].len = (uint32_t)smt.b.len;
 		}
 	}
 	struct emp_cf_code nc = {
@@ -1227,7 +1216,7 @@ static int instrument(struct rw_class *rc, struct emp_cf_member *mb, int code_id
 out:
 	free(exc);
 	free(attrs);
-	free(smt.p);
+	emp_buf_free(&smt.b);
 	meth_release(&m);
 	return r;
 }

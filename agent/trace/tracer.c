@@ -371,7 +371,7 @@ static int is_iteration(const char *klass, const char *method)
 
 static int class_may_be_selected(const char *klass)
 {
-	if (!strcmp(klass, "emp/Probe") || !strncmp(klass, "emp/Probe$", 10))
+	if (emp_filter_is_emp_class(klass))
 		return 0;
 	return is_iteration(klass, NULL) || (tr.filter && emp_filter_may_select_class(tr.filter, klass));
 }

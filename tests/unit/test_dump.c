@@ -243,7 +243,7 @@ static void build_small(struct small *s)
 	mark(s, w, EMP_CHUNK_META);
 	cr_assert_eq(emp_dump_add_method(w, 0, EMP_FRAME_JAVA, EMP_METHOD_ITERATION, "emp.sut.CallTree",
 					 "runIteration", "()V"), 0);
-	cr_assert_eq(emp_dump_add_method(w, 1, EMP_FRAME_NATIVE, EMP_METHOD_INLINED, "libc.so.6", "read", ""), 0);
+	cr_assert_eq(emp_dump_add_method(w, 1, EMP_FRAME_NATIVE, 0x80000002u, "libc.so.6", "read", ""), 0);
 	cr_assert_eq(emp_dump_add_method(w, 2, EMP_FRAME_PSEUDO, 0, "", "[unknown_Java]", NULL), 0);
 	cr_assert_eq(emp_dump_add_thread(w, 0, 4242, EMP_THREAD_JAVA, "main"), 0);
 	cr_assert_eq(emp_dump_add_thread(w, 1, 1ull << 40, 0, "worker \xe2\x82\xac"), 0);
@@ -383,7 +383,7 @@ Test(dump, round_trip_every_field)
 	m = emp_dump_method(r, 1);
 	cr_assert_eq(m->id, 1);
 	cr_assert_eq(m->kind, EMP_FRAME_NATIVE);
-	cr_assert_eq(m->flags, EMP_METHOD_INLINED);
+	cr_assert_eq(m->flags, 0x80000002u); /* flags not known today round-trip whole */
 	cr_assert_str_eq(m->klass, "libc.so.6");
 	cr_assert_str_eq(m->name, "read");
 	cr_assert_str_eq(m->descriptor, "");

@@ -99,6 +99,19 @@ Test(filter, emp_internal_classes_always_excluded)
 	check("*", NULL, r, sizeof(r) / sizeof(r[0]));
 }
 
+Test(filter, emp_class_in_both_forms)
+{
+	cr_assert(emp_filter_is_emp_class("emp/Probe"));
+	cr_assert(emp_filter_is_emp_class("emp.Probe"));
+	cr_assert(emp_filter_is_emp_class("emp/Probe$Ring"));
+	cr_assert(emp_filter_is_emp_class("emp.agent.Attach"));
+	cr_assert_not(emp_filter_is_emp_class("emp/ProbeX"));
+	cr_assert_not(emp_filter_is_emp_class("emp/agentx/A"));
+	cr_assert_not(emp_filter_is_emp_class("emp/sut/CallTree"));
+	cr_assert_not(emp_filter_is_emp_class("emp"));
+	cr_assert_not(emp_filter_is_emp_class(""));
+}
+
 Test(filter, nothing_without_include)
 {
 	struct emp_filter *f = emp_filter_new();
