@@ -10,13 +10,14 @@
 #include "symtab.h"
 #include "util.h"
 
-/* Per thread: the stack of open calls and the eoi -> ess record of the current trace (for validation). */
+/* Per thread: the stack of open calls and what the validation of the current trace needs (see check_entry()). */
 struct tstate {
 	struct emp_trace_call *stack;
 	uint32_t depth, cap;
-	uint32_t next_eoi;
-	uint32_t *ess_by_eoi;   /* UINT32_MAX = not seen yet */
-	uint32_t ess_cap;
+	uint32_t next_eoi;      /* calls entered in the current trace = the next eoi */
+	uint32_t completed;     /* calls of the current trace that exited */
+	uint32_t last_ess;      /* ess of the call entered last (eoi next_eoi - 1) */
+	int ess_bad;            /* the current trace broke the ess rule */
 	uint64_t *child_tout;   /* per open depth: tout of the last complete callee (0 = none) */
 };
 
@@ -41,7 +42,6 @@ static void free_threads(struct emp_trace *t)
 {
 	for (uint32_t i = 0; i < t->nthreads; i++) {
 		free(t->threads[i].stack);
-		free(t->threads[i].ess_by_eoi);
 		free(t->threads[i].child_tout);
 	}
 	free(t->threads);
@@ -78,38 +78,20 @@ static struct tstate *thread_state(struct emp_trace *t, uint32_t id)
 	return &t->threads[id];
 }
 
-/* The trace of @ts just ended with @n calls: check its eoi/ess record (Kieker's rules, see trace.h). */
-static void check_trace(struct emp_trace *t, struct tstate *ts, uint32_t n)
+/*
+ * Kieker's rules, checked in eoi order as the calls enter, so that memory is the open calls and not one word per
+ * call of the largest trace (a traced main() makes the whole run one trace: 277 M calls for javac).  Entry order is
+ * eoi order, so "ordered by eoi, the first has ess 0 and each next one 1 <= ess <= previous + 1" is checked against
+ * the call entered before; "eoi 0..n-1, each once" holds when every call entered in the trace has exited by the
+ * time its root exits (counted in leave()).
+ */
+static void check_entry(struct tstate *ts, const struct emp_trace_call *c, int root)
 {
-	int eoi_bad = 0, ess_bad = 0;
-	for (uint32_t e = 0; e < n; e++) {
-		uint32_t ess = ts->ess_by_eoi[e];
-		if (ess == UINT32_MAX) {
-			eoi_bad = 1;
-			continue;
-		}
-		if (e == 0 ? ess != 0 : (ess < 1 || (ts->ess_by_eoi[e - 1] != UINT32_MAX &&
-						      ess > ts->ess_by_eoi[e - 1] + 1)))
-			ess_bad = 1;
-		ts->ess_by_eoi[e] = UINT32_MAX;
-	}
-	t->st.eoi_violations += (uint64_t)eoi_bad;
-	t->st.ess_violations += (uint64_t)ess_bad;
-}
-
-static void record_eoi(struct emp_trace *t, struct tstate *ts, const struct emp_trace_call *c)
-{
-	if (c->eoi >= ts->ess_cap) {
-		uint32_t n = ts->ess_cap ? ts->ess_cap : 1024;
-		while (n <= c->eoi)
-			n *= 2;
-		ts->ess_by_eoi = emp_xrealloc(ts->ess_by_eoi, n * sizeof(uint32_t));
-		memset(ts->ess_by_eoi + ts->ess_cap, 0xff, (n - ts->ess_cap) * sizeof(uint32_t));
-		ts->ess_cap = n;
-	}
-	if (ts->ess_by_eoi[c->eoi] != UINT32_MAX)
-		t->st.eoi_violations++; /* the same eoi twice */
-	ts->ess_by_eoi[c->eoi] = c->ess;
+	if (root)
+		ts->ess_bad = c->ess != 0 || c->eoi != 0;
+	else if (c->ess < 1 || c->ess > ts->last_ess + 1 || c->eoi != ts->next_eoi - 1)
+		ts->ess_bad = 1;
+	ts->last_ess = c->ess;
 }
 
 static void enter(struct emp_trace *t, struct tstate *ts, const struct emp_event *ev)
@@ -125,6 +107,7 @@ static void enter(struct emp_trace *t, struct tstate *ts, const struct emp_event
 	if (!parent) {
 		c->trace_id = t->next_trace++;
 		ts->next_eoi = 0;
+		ts->completed = 0;
 	} else {
 		c->trace_id = parent->trace_id;
 		if (ev->ticks < parent->tin)
@@ -137,6 +120,7 @@ static void enter(struct emp_trace *t, struct tstate *ts, const struct emp_event
 	c->eoi = ts->next_eoi++;
 	c->ess = ts->depth;
 	c->tin = ev->ticks;
+	check_entry(ts, c, !parent);
 	ts->child_tout[ts->depth] = 0;
 	ts->depth++;
 	if (ts->depth > t->st.max_depth)
@@ -164,13 +148,14 @@ static void leave(struct emp_trace *t, struct tstate *ts, const struct emp_event
 	}
 	t->st.calls++;
 	t->st.threw += (uint64_t)c->threw;
-	record_eoi(t, ts, c);
+	ts->completed++;
 	if (t->ops->on_call)
 		t->ops->on_call(t->arg, c, parent);
 	ts->depth--;
 	if (!parent) {
 		t->st.traces++;
-		check_trace(t, ts, ts->next_eoi);
+		t->st.eoi_violations += (uint64_t)(ts->completed != ts->next_eoi);
+		t->st.ess_violations += (uint64_t)ts->ess_bad;
 	}
 }
 

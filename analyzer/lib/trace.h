@@ -7,12 +7,12 @@
  * post-order (deepest first), as Kieker writes its records.  Durations are in ticks; convert with
  * emp_dump_ticks_to_ns().
  *
- * Validation, independent of the reconstruction that numbered the calls: at the end of every trace its calls,
- * ordered by eoi, must be eoi 0, 1, ..., n-1 (contiguous, each once), the first with ess 0 and each next one with
- * 1 <= ess <= previous ess + 1 (Kieker's trace-analysis rule); and every call must lie inside its parent in time
- * (tin >= parent tin, tout <= parent tout, tout >= tin).  An exit with no open call in its thread, and calls still
- * open at the end (a truncated dump, or a JVM that ended inside them: System.exit), are counted too.  Memory: the
- * open calls of each thread plus one u32 per call of the largest trace (for the eoi/ess check).
+ * Validation: every trace must follow Kieker's trace-analysis rules — its calls, ordered by eoi, are eoi 0, 1, ...,
+ * n-1 (contiguous, each once: every call entered has exited when its root exits), the first with ess 0 and each
+ * next one with 1 <= ess <= previous ess + 1 — and every call must lie inside its parent in time (tin >= parent
+ * tin, tout <= parent tout, tout >= tin).  An exit with no open call in its thread, and calls still open at the end
+ * (a truncated dump, or a JVM that ended inside them: System.exit), are counted too.  Memory: the open calls of
+ * each thread; nothing grows with the length of a trace.
  */
 #ifndef EMP_TRACE_H
 #define EMP_TRACE_H
