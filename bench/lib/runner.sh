@@ -19,7 +19,8 @@
 #   bench_run VMS                   run every configuration × variant VMS times, interleaved
 # Env knobs: JAVA (java), PIN (CPU list for taskset; default: the last 2 CPUs when there are ≥ 4, otherwise
 # none — with 2 CPUs the JIT and GC threads would otherwise compete with the program), BENCH_FLAG_RATIO (0.8),
-# KEEP_RAW (0), BENCH_RESULTS (bench/results), BENCH_JVM_OPTS (options every variant gets, e.g. the heap).
+# KEEP_RAW (0), BENCH_RESULTS (bench/results), BENCH_JVM_OPTS (options every variant gets, e.g. the heap),
+# BENCH_CP (class path entries after java-sut.jar, e.g. a database driver fetched from Maven).
 
 BENCH_ROOT=${BENCH_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BUILD=${BUILD:-$BENCH_ROOT/build}
@@ -107,7 +108,7 @@ bench_one() {
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	# shellcheck disable=SC2086 # word splitting of the option strings is intended
 	env $envs /usr/bin/time -f '%e %U %S' -o "$out/time.txt" "${BENCH_PIN[@]}" \
-		"$JAVA" ${BENCH_JVM_OPTS:-} $args -cp "$SUT_JAR" $prog --timings "$out/timings.csv" >"$out/stdout.txt" 2>"$out/stderr.txt"
+		"$JAVA" ${BENCH_JVM_OPTS:-} $args -cp "$SUT_JAR${BENCH_CP:+:$BENCH_CP}" $prog --timings "$out/timings.csv" >"$out/stdout.txt" 2>"$out/stderr.txt"
 	rc=$?
 	read -r wall user sys < <(tail -1 "$out/time.txt")
 	red=",,,"

@@ -40,6 +40,7 @@ public final class JdbcLoad {
             "  --threads T       query threads, one connection each (default 4)",
             "  --queries Q       queries per thread (default 2000)",
             "  --seed S          seed of the query parameters (default 1)",
+            "  --timings FILE    write iteration,duration_ns: row 0 the load phase, row 1 the query phase",
             "output: rows, orders, queries, checksum (stdout, deterministic); load_ms, query_ms (stderr)",
             "");
 
@@ -127,7 +128,8 @@ public final class JdbcLoad {
     }
 
     public static void main(String[] argv) throws Exception {
-        Args a = Args.parse("JdbcLoad", USAGE, argv, "url", "rows", "threads", "queries", "seed");
+        Args a = Args.parse("JdbcLoad", USAGE, argv, "url", "rows", "threads", "queries", "seed",
+                "timings");
         String url = a.string("url", "jdbc:h2:mem:emp;DB_CLOSE_DELAY=-1");
         int rows = a.intValue("rows", 50000, 100, 10_000_000);
         int threads = a.intValue("threads", 4, 1, 256);
@@ -168,6 +170,10 @@ public final class JdbcLoad {
         System.out.println("orders " + 4L * rows);
         System.out.println("queries " + (long) threads * queries);
         System.out.println("checksum " + checksum.get());
+        String timings = a.string("timings", null);
+        if (timings != null) {
+            Timings.write("JdbcLoad", timings, new long[] {t1 - t0, t2 - t1});
+        }
         System.err.println("load_ms " + (t1 - t0) / 1_000_000);
         System.err.println("query_ms " + (t2 - t1) / 1_000_000);
     }

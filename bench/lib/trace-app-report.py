@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""trace-app-report.py - the report of bench/trace-app.sh from its result directory (python3 standard library).
+
+Usage: trace-app-report.py DIR
+Per variant: runs that exited 0, median whole-process wall time, the median of the per-round wall ratios to the
+pure run of the same round with a bootstrap 95 % CI (2000 resamples, seed 1), calls recorded, bytes of output per
+call, emp's ring_full_waits and analyzer time/peak memory (from each run's extra.txt), and whether the program's
+stdout equals the pure run's.  Markdown on stdout.
+"""
+import csv, os, random, statistics, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(os.path.join(d, "manifest.csv"))))
+pure_out = None
+by = {}
+for r in rows:
+    by.setdefault(r["variant"], []).append(r)
+def extra(r):
+    p = os.path.join(d, "runs", f"{r['workload']}-{r['variant']}-vm{r['vm']}", "extra.txt")
+    x = {}
+    if os.path.exists(p):
+        for line in open(p):
+            k, *v = line.split()
+            x[k] = v
+    return x
+def stdout(r):
+    return open(os.path.join(d, "runs", f"{r['workload']}-{r['variant']}-vm{r['vm']}", "stdout.txt")).read()
+pure = {r["vm"]: r for r in by.get("pure", []) if r["exit"] == "0"}
+print("## trace-app: H2 traced wholesale (" + open(os.path.join(d, "machine.txt")).read().split("java: ")[1].split("\n")[0].strip() + ")")
+print()
+print("| variant | runs ok | wall s (median) | ratio to pure [95 % CI] | calls recorded | bytes/call | ring_full_waits | analyzer `calls` s / MB | output = pure |")
+print("|---|---|---|---|---|---|---|---|---|")
+rng = random.Random(1)
+for v, rs in by.items():
+    ok = [r for r in rs if r["exit"] == "0"]
+    walls = [float(r["wall_s"]) for r in ok]
+    ratios = [float(r["wall_s"]) / float(pure[r["vm"]]["wall_s"]) for r in ok if r["vm"] in pure]
+    if ratios:
+        med = statistics.median(ratios)
+        boots = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(2000))
+        ci = f"{med:.2f} [{boots[50]:.2f}, {boots[1949]:.2f}]"
+    else:
+        ci = "—"
+    calls = [int(r["count"]) for r in ok if r["count"]]
+    ex = [extra(r) for r in ok]
+    bpc = [int(e["bytes"][0]) / c for e, c in zip(ex, calls) if "bytes" in e and c]
+    rfw = [e["ring_full_waits"][0] for e in ex if "ring_full_waits" in e]
+    an = [f"{float(e['analyzer'][0]):.1f} / {int(e['analyzer'][1]) / 1024:.0f}" for e in ex if "analyzer" in e]
+    same = "—" if v == "pure" else ("yes" if all(r["vm"] in pure and stdout(r) == stdout(pure[r["vm"]]) for r in ok) else "**no**")
+    print(f"| {v} | {len(ok)}/{len(rs)} | {statistics.median(walls):.2f} | {ci} | "
+          f"{f'{int(statistics.median(calls)):,}' if calls else '—'} | {f'{statistics.median(bpc):.2f}' if bpc else '—'} | "
+          f"{', '.join(rfw) or '—'} | {', '.join(an) or '—'} | {same} |")
+print()
+for line in open(os.path.join(d, "machine.txt")):
+    print("    " + line.rstrip())

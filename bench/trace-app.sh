@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# trace-app.sh - tracing a whole real application: H2 (fetched from Maven) under emp.sut.JdbcLoad's JDBC load
+# (4 threads, point selects, range aggregates, joins), every method of org.h2 traced.  Variants, interleaved, one
+# JVM per run: pure; emp (mode=trace,include=org.h2.*, file writer); Kieker's AspectJ agent
+# (OperationExecutionAspectFull woven within org.h2..*, binary file writer), the only Kieker probe that can select
+# a package (its ByteBuddy agent matches exact class names).  JFR's method-trace/method-timing (JDK 25) take class
+# or method names one by one, not packages, so they do not apply to "all of org.h2".
+#
+# Per variant: whole-process wall time as a ratio to pure (median of the per-round ratios, bootstrap 95 % CI),
+# calls recorded per run, bytes of output per call; for emp also ring_full_waits (traced threads waiting for the
+# writer) and `emp-analyze calls` on the dump: seconds and peak memory.  Every run's stdout (JdbcLoad's checksum)
+# must equal the pure run's: an agent must not change what the program computes.
+#
+# Usage: bench/trace-app.sh [--quick]        (make bench-trace-app)
+# Knobs (env): VMS (3; quick 1), ROWS (50000; quick 10000), QUERIES (2000 per thread; quick 500), THREADS (4),
+#   VARIANTS ("pure emp kieker"), H2_VERSION (2.3.232), KIEKER_VERSION (2.0.2), JAVA, PIN, KEEP_RAW, BUILD.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/runner.sh
+. "$HERE/lib/runner.sh"
+# shellcheck source=../scripts/maven.sh
+. "$HERE/../scripts/maven.sh"
+bench_args "$@"
+if ((quick)); then
+	: "${VMS:=1}" "${ROWS:=10000}" "${QUERIES:=500}"
+fi
+: "${VMS:=3}" "${ROWS:=50000}" "${QUERIES:=2000}" "${THREADS:=4}" "${VARIANTS:=pure emp kieker}"
+: "${H2_VERSION:=2.3.232}" "${KIEKER_VERSION:=2.0.2}"
+CACHE=$BENCH_ROOT/bench/.cache
+H2_JAR=$(maven_get "$CACHE" com.h2database h2 "$H2_VERSION") || bench_die "cannot fetch H2 $H2_VERSION"
+BENCH_CP=$H2_JAR
+bench_init trace-app$( ((quick)) && echo -quick)
+echo "knobs: VMS=$VMS ROWS=$ROWS QUERIES=$QUERIES THREADS=$THREADS VARIANTS='$VARIANTS' H2=$H2_VERSION" \
+	>>"$BENCH_DIR/machine.txt"
+
+for v in $VARIANTS; do
+	case $v in
+	pure) bench_variant pure "" ;;
+	emp) bench_variant emp "-agentpath:$EMP_LIB=mode=trace,include=org.h2.*,out=@OUT@/data/run.emp" ;;
+	kieker)
+		KIEKER_AJ=$(maven_get "$CACHE" net.kieker-monitoring kieker "$KIEKER_VERSION" aspectj) ||
+			bench_die "cannot fetch Kieker $KIEKER_VERSION (aspectj)"
+		cat >"$BENCH_DIR/bin/aop.xml" <<'EOF'
+<!DOCTYPE aspectj PUBLIC "-//AspectJ//DTD//EN" "http://www.aspectj.org/dtd/aspectj_1_5_0.dtd">
+<aspectj>
+  <weaver options="-warn:none -Xlint:ignore"><include within="org.h2..*"/></weaver>
+  <aspects><aspect name="kieker.monitoring.probe.aspectj.operationExecution.OperationExecutionAspectFull"/></aspects>
+</aspectj>
+EOF
+		cat >"$BENCH_DIR/bin/kieker.properties" <<'EOF'
+kieker.monitoring.enabled=true
+kieker.monitoring.writer=kieker.monitoring.writer.filesystem.FileWriter
+kieker.monitoring.writer.filesystem.FileWriter.logStreamHandler=kieker.monitoring.writer.filesystem.BinaryLogStreamHandler
+kieker.monitoring.writer.filesystem.FileWriter.maxEntriesInFile=1000000
+kieker.monitoring.core.controller.WriterController.RecordQueueFQN=java.util.concurrent.ArrayBlockingQueue
+kieker.monitoring.core.controller.WriterController.RecordQueueSize=10000
+kieker.monitoring.core.controller.WriterController.RecordQueueInsertBehavior=1
+EOF
+		# Kieker's default queue (jctools MpscArrayQueue, blocking insert) hung here: all four JDBC threads parked
+		# in SPBlockingPutStrategy.backoffOffer with the writer idle, a lost wake-up with several producers.  A
+		# java.util.concurrent.ArrayBlockingQueue keeps the same semantics (block when full, nothing dropped).
+		echo "kieker: $KIEKER_VERSION aspectj ($KIEKER_AJ)" >>"$BENCH_DIR/machine.txt"
+		bench_variant kieker "-javaagent:$KIEKER_AJ -Dorg.aspectj.weaver.loadtime.configuration=file:$BENCH_DIR/bin/aop.xml -Dkieker.monitoring.configuration=$BENCH_DIR/bin/kieker.properties -Dkieker.monitoring.writer.filesystem.FileWriter.customStoragePath=@OUT@/data"
+		;;
+	*) bench_die "unknown variant '$v' (pure, emp, kieker)" ;;
+	esac
+done
+
+# Counts, called while the run's data is still there: calls recorded, and the extra emp/Kieker figures in
+# OUTDIR/extra.txt ("key value" lines) for the report below.
+bench_count_emp() {
+	local out=$1 dump=$1/data/run.emp calls
+	"$EMP_ANALYZE" info --format=csv "$dump" >"$out/info.csv" || return 1
+	calls=$(awk -F, '$1=="events" && $3=="enter" {print $4}' "$out/info.csv")
+	{
+		echo "bytes $(stat -c %s "$dump")"
+		echo "ring_full_waits $(awk -F, '$1=="counters" && $3=="ring_full_waits" {print $4}' "$out/info.csv")"
+		/usr/bin/time -f 'analyzer %e %M' "$EMP_ANALYZE" calls "$dump" 2>&1 >/dev/null | tail -1
+	} >"$out/extra.txt"
+	echo "calls $calls"
+}
+bench_count_kieker() {
+	local out=$1 n
+	n=$(python3 "$HERE/lib/kieker-count.py" "$out/data" | awk '$1=="records" {print $2}')
+	echo "bytes $(du -sb "$out/data" | cut -f1)" >"$out/extra.txt"
+	echo "calls $n"
+}
+
+bench_config h2 "$ROWS" 0.5 emp.sut.JdbcLoad --rows "$ROWS" --queries "$QUERIES" --threads "$THREADS"
+bench_run "$VMS"
+
+python3 "$HERE/lib/trace-app-report.py" "$BENCH_DIR" | tee "$BENCH_DIR/report.md"
