@@ -21,7 +21,8 @@ static const char usage[] =
 	"Per traced method (mode=trace dumps; several dumps add up, methods merged by name): calls, total_ns\n"
 	"(sum of inclusive durations; a recursive method counts each level), self_ns (total minus its callees),\n"
 	"mean_ns, p50_ns, p99_ns, max_ns (quantiles within 1.6 %, from a log-linear histogram), threw (calls\n"
-	"that ended by an exception).  Rows sorted by total_ns.  Every trace is validated (eoi 0..n-1, ess, calls\n"
+	"that ended by an exception); times in integer ns, each call rounded once as in `tree`.  Rows sorted by\n"
+	"total_ns.  Every trace is validated (eoi 0..n-1, ess, calls\n"
 	"inside their callers in time); violations are printed as notes (text), or with --check as the only table.\n"
 	"\n"
 	"  --signatures      Java methods with their descriptor: pkg.Class.method(I)V (default: only where two\n"
@@ -50,9 +51,8 @@ static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_
 		x->cap = n;
 	}
 	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
-	double ns = emp_dump_ticks_to_ns(x->r, (double)dur);
-	double self = emp_dump_ticks_to_ns(x->r, (double)(dur >= c->child_ticks ? dur - c->child_ticks : 0));
-	emp_calls_add(&x->m[gid], ns, self, c->threw);
+	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
+	emp_calls_add(&x->m[gid], emp_trace_ns(x->r, dur), emp_trace_ns(x->r, self), c->threw);
 }
 
 struct row {
@@ -72,7 +72,7 @@ static int by_name(const void *a, const void *b)
 static int by_total(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
-	double tx = sort_ctx->m[x->gid].total_ns, ty = sort_ctx->m[y->gid].total_ns;
+	uint64_t tx = sort_ctx->m[x->gid].total_ns, ty = sort_ctx->m[y->gid].total_ns;
 	if (tx != ty)
 		return tx < ty ? 1 : -1;
 	return by_name(a, b);
@@ -167,12 +167,12 @@ int emp_cmd_calls(int argc, char **argv)
 			emp_table_row(t);
 			emp_table_str(t, rows[k].name);
 			emp_table_int(t, (int64_t)s->calls);
-			emp_table_num(t, s->total_ns, 0);
-			emp_table_num(t, s->self_ns, 0);
-			emp_table_num(t, s->total_ns / (double)s->calls, 1);
-			emp_table_num(t, emp_calls_quantile(s, 0.50), 0);
-			emp_table_num(t, emp_calls_quantile(s, 0.99), 0);
-			emp_table_num(t, s->max_ns, 0);
+			emp_table_int(t, (int64_t)s->total_ns);
+			emp_table_int(t, (int64_t)s->self_ns);
+			emp_table_int(t, llround((double)s->total_ns / (double)s->calls));
+			emp_table_int(t, llround(emp_calls_quantile(s, 0.50)));
+			emp_table_int(t, llround(emp_calls_quantile(s, 0.99)));
+			emp_table_int(t, (int64_t)s->max_ns);
 			emp_table_int(t, (int64_t)s->threw);
 		}
 		free(rows);

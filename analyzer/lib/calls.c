@@ -11,9 +11,8 @@
 #define SUB (1u << SUB_BITS)
 #define SLOTS EMP_CALLS_SLOTS
 
-static void hist_add(struct emp_calls_method *s, double ns)
+static void hist_add(struct emp_calls_method *s, uint64_t v)
 {
-	uint64_t v = ns <= 0 ? 0 : ns >= 1.8e19 ? UINT64_MAX : (uint64_t)(ns + 0.5);
 	unsigned slot, sub;
 	if (v < SUB) {
 		slot = 0;
@@ -38,7 +37,7 @@ static double bucket_mid(unsigned slot, unsigned sub)
 	return lo + width / 2;
 }
 
-void emp_calls_add(struct emp_calls_method *m, double ns, double self_ns, int threw)
+void emp_calls_add(struct emp_calls_method *m, uint64_t ns, uint64_t self_ns, int threw)
 {
 	m->calls++;
 	m->threw += (uint64_t)threw;
@@ -61,11 +60,11 @@ double emp_calls_quantile(const struct emp_calls_method *s, double q)
 			seen += s->hist[slot][sub];
 			if (seen >= rank) {
 				double v = bucket_mid(slot, sub);
-				return v > s->max_ns ? s->max_ns : v;
+				return v > (double)s->max_ns ? (double)s->max_ns : v;
 			}
 		}
 	}
-	return s->max_ns;
+	return (double)s->max_ns;
 }
 
 void emp_calls_free(struct emp_calls_method *m)
