@@ -35,6 +35,9 @@ int emp_cli_common(struct emp_cli *c, int opt, const char *arg)
 	case EMP_OPT_ALLOW_TRUNCATED:
 		c->in.allow_truncated = 1;
 		return 1;
+	case EMP_OPT_WIDE:
+		emp_output_set_text_width(0);
+		return 1;
 	case '?':
 	case ':': {
 		/* main() turned getopt's own messages off (opterr = 0) so that this is the one line printed.  The

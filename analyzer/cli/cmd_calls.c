@@ -1,11 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_calls.c - emp-analyze calls: per traced method its calls, total and self time, mean, p50, p99, max; and the
- * validation of every trace (analyzer/lib/trace.h).
- *
- * Quantiles come from a log-linear histogram per method (32 buckets per power of two of the duration in ns, exact
- * below 32 ns; buckets allocated per power of two as they fill): the value reported is the middle of the bucket
- * holding the nearest-rank quantile, within 1.6 % of the exact value, and memory stays bounded by the number of
- * methods, not the number of calls.  mean and max are exact. */
+ * validation of every trace (analyzer/lib/trace.h); the figures and quantiles per method from calls.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calls.h"
 #include "cli.h"
 #include "commands.h"
 #include "symtab.h"
@@ -25,7 +21,8 @@ static const char usage[] =
 	"Per traced method (mode=trace dumps; several dumps add up, methods merged by name): calls, total_ns\n"
 	"(sum of inclusive durations; a recursive method counts each level), self_ns (total minus its callees),\n"
 	"mean_ns, p50_ns, p99_ns, max_ns (quantiles within 1.6 %, from a log-linear histogram), threw (calls\n"
-	"that ended by an exception).  Rows sorted by total_ns.  Every trace is validated (eoi 0..n-1, ess, calls\n"
+	"that ended by an exception); times in integer ns, each call rounded once as in `tree`.  Rows sorted by\n"
+	"total_ns.  Every trace is validated (eoi 0..n-1, ess, calls\n"
 	"inside their callers in time); violations are printed as notes (text), or with --check as the only table.\n"
 	"\n"
 	"  --signatures      Java methods with their descriptor: pkg.Class.method(I)V (default: only where two\n"
@@ -34,70 +31,13 @@ static const char usage[] =
 	"  --format=F        text (default), csv or json\n"
 	"  --allow-truncated a truncated dump is not an error\n";
 
-#define SUB_BITS 5
-#define SUB (1u << SUB_BITS)
-#define SLOTS (64 - SUB_BITS + 1)
-
-struct mstat {
-	uint64_t calls, threw;
-	double total_ns, self_ns, max_ns;
-	uint64_t *hist[SLOTS];
-};
-
 struct calls_ctx {
 	struct emp_symtab *st;
 	struct emp_symtab_map *map;
 	struct emp_dump_reader *r;
-	struct mstat *m;
+	struct emp_calls_method *m;
 	uint32_t cap;
 };
-
-static void hist_add(struct mstat *s, double ns)
-{
-	uint64_t v = ns <= 0 ? 0 : ns >= 1.8e19 ? UINT64_MAX : (uint64_t)(ns + 0.5);
-	unsigned slot, sub;
-	if (v < SUB) {
-		slot = 0;
-		sub = (unsigned)v;
-	} else {
-		unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= SUB_BITS */
-		slot = e - SUB_BITS + 1;
-		sub = (unsigned)(v >> (e - SUB_BITS)) & (SUB - 1);
-	}
-	if (!s->hist[slot])
-		s->hist[slot] = emp_xcalloc(SUB, sizeof(uint64_t));
-	s->hist[slot][sub]++;
-}
-
-/* Middle of a bucket. */
-static double bucket_mid(unsigned slot, unsigned sub)
-{
-	if (slot == 0)
-		return sub;
-	unsigned shift = slot - 1;
-	double lo = ldexp((double)(SUB + sub), (int)shift), width = ldexp(1.0, (int)shift);
-	return lo + width / 2;
-}
-
-/* Nearest-rank quantile @q of @s. */
-static double quantile(const struct mstat *s, double q)
-{
-	uint64_t rank = (uint64_t)ceil(q * (double)s->calls), seen = 0;
-	if (rank < 1)
-		rank = 1;
-	for (unsigned slot = 0; slot < SLOTS; slot++) {
-		if (!s->hist[slot])
-			continue;
-		for (unsigned sub = 0; sub < SUB; sub++) {
-			seen += s->hist[slot][sub];
-			if (seen >= rank) {
-				double v = bucket_mid(slot, sub);
-				return v > s->max_ns ? s->max_ns : v;
-			}
-		}
-	}
-	return s->max_ns;
-}
 
 static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
 {
@@ -110,17 +50,9 @@ static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_
 		memset(x->m + x->cap, 0, (n - x->cap) * sizeof(*x->m));
 		x->cap = n;
 	}
-	struct mstat *s = &x->m[gid];
 	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
-	double ns = emp_dump_ticks_to_ns(x->r, (double)dur);
-	double self = emp_dump_ticks_to_ns(x->r, (double)(dur >= c->child_ticks ? dur - c->child_ticks : 0));
-	s->calls++;
-	s->threw += (uint64_t)c->threw;
-	s->total_ns += ns;
-	s->self_ns += self;
-	if (ns > s->max_ns)
-		s->max_ns = ns;
-	hist_add(s, ns);
+	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
+	emp_calls_add(&x->m[gid], emp_trace_ns(x->r, dur), emp_trace_ns(x->r, self), c->threw);
 }
 
 struct row {
@@ -140,7 +72,7 @@ static int by_name(const void *a, const void *b)
 static int by_total(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
-	double tx = sort_ctx->m[x->gid].total_ns, ty = sort_ctx->m[y->gid].total_ns;
+	uint64_t tx = sort_ctx->m[x->gid].total_ns, ty = sort_ctx->m[y->gid].total_ns;
 	if (tx != ty)
 		return tx < ty ? 1 : -1;
 	return by_name(a, b);
@@ -231,16 +163,16 @@ int emp_cmd_calls(int argc, char **argv)
 						    "p50_ns", "p99_ns", "max_ns", "threw" };
 		struct emp_table *t = emp_table_new("calls", "Calls per method", 9, cols);
 		for (size_t k = 0; k < n; k++) {
-			const struct mstat *s = &x.m[rows[k].gid];
+			const struct emp_calls_method *s = &x.m[rows[k].gid];
 			emp_table_row(t);
 			emp_table_str(t, rows[k].name);
 			emp_table_int(t, (int64_t)s->calls);
-			emp_table_num(t, s->total_ns, 0);
-			emp_table_num(t, s->self_ns, 0);
-			emp_table_num(t, s->total_ns / (double)s->calls, 1);
-			emp_table_num(t, quantile(s, 0.50), 0);
-			emp_table_num(t, quantile(s, 0.99), 0);
-			emp_table_num(t, s->max_ns, 0);
+			emp_table_int(t, (int64_t)s->total_ns);
+			emp_table_int(t, (int64_t)s->self_ns);
+			emp_table_int(t, llround((double)s->total_ns / (double)s->calls));
+			emp_table_int(t, llround(emp_calls_quantile(s, 0.50)));
+			emp_table_int(t, llround(emp_calls_quantile(s, 0.99)));
+			emp_table_int(t, (int64_t)s->max_ns);
 			emp_table_int(t, (int64_t)s->threw);
 		}
 		free(rows);
@@ -249,8 +181,7 @@ int emp_cmd_calls(int argc, char **argv)
 	emp_report_print(rep, stdout);
 	emp_report_free(rep);
 	for (uint32_t g = 0; g < x.cap; g++)
-		for (unsigned s = 0; s < SLOTS; s++)
-			free(x.m[g].hist[s]);
+		emp_calls_free(&x.m[g]);
 	free(x.m);
 	emp_symtab_free(x.st);
 	return cli.in.exit_code;

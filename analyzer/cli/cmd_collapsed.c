@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_collapsed.c - emp-analyze collapsed: FlameGraph folded stacks, one line per distinct stack. */
+/* cmd_collapsed.c - emp-analyze collapsed: FlameGraph folded stacks, one line per distinct stack, weighed by
+ * samples or, for traces, by traced self time. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,7 +17,9 @@ static const char usage[] =
 	"The samples as FlameGraph folded stacks on stdout: `root;caller;leaf count`, one line per distinct stack,\n"
 	"in tree order, heaviest first (input for flamegraph.pl, speedscope...).  Frame names are escaped so the format\n"
 	"holds: ';' becomes ':', control characters '?'.  The run description (engine, rate, losses) goes to\n"
-	"stderr.\n"
+	"stderr.  Trace dumps (traced calls, no samples): one line per calling context with self time, its count\n"
+	"the context's self time in integer ns (the calls' time minus their callees', as `tree` shows it), so the\n"
+	"lines of a method add up to its self_ns in `calls`.\n"
 	"\n"
 	"  --allow-truncated a truncated dump is not an error\n" EMP_PROFILE_USAGE;
 
@@ -24,12 +27,14 @@ struct fold_ctx {
 	const struct emp_profile *p;
 	const struct emp_profile_opts *po;
 	uint32_t *path;
+	enum emp_cct_weight w;
 };
 
 static int fold(struct emp_cct_node *n, void *arg)
 {
 	struct fold_ctx *c = arg;
-	if (!n->self_samples)
+	uint64_t self = emp_cct_self(n, c->w);
+	if (!self)
 		return 0;
 	uint32_t depth = emp_cct_path(n, c->path, EMP_MAX_FRAMES);
 	for (uint32_t i = 0; i < depth && i < EMP_MAX_FRAMES; i++) {
@@ -37,7 +42,7 @@ static int fold(struct emp_cct_node *n, void *arg)
 			putchar(';');
 		emp_folded_escape(stdout, emp_profile_name(c->p, c->po, c->path[i]));
 	}
-	printf(" %llu\n", (unsigned long long)n->self_samples);
+	printf(" %llu\n", (unsigned long long)self);
 	return 0;
 }
 
@@ -58,8 +63,8 @@ int emp_cmd_collapsed(int argc, char **argv)
 	struct emp_profile p;
 	emp_profile_load(&p, &po, &cli.in, argv + optind, argc - optind);
 	emp_report_notes(rep, &p.notes);
-	struct fold_ctx c = { &p, &po, emp_xmalloc(EMP_MAX_FRAMES * sizeof(*c.path)) };
-	emp_cct_walk(p.cct, emp_cct_cmp_samples, fold, &c);
+	struct fold_ctx c = { &p, &po, emp_xmalloc(EMP_MAX_FRAMES * sizeof(*c.path)), emp_profile_weight(&p) };
+	emp_cct_walk(p.cct, emp_cct_cmp(c.w), fold, &c);
 	fflush(stdout);
 	emp_report_print(rep, stderr);
 	emp_report_free(rep);

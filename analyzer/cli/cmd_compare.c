@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_compare.c - emp-analyze compare: per calling-context-tree node, did the new version get slower or faster
  * than the base?  One dump (or java-sut timing file: pure mode, one node) per VM run in each directory; per-VM
- * node values from iterations.h, tests and intervals from stats.h (design.md §5). */
+ * node values from iterations.h, the verdicts from compare.h (design.md §5): options -> compare -> report. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "compare.h"
 #include "iter_options.h"
 #include "iterations.h"
 #include "output.h"
@@ -53,59 +54,6 @@ static const char usage[] =
 	"new_iters_opt.  node is the call path, frames joined by ';' with the method last; a ';' inside a frame name\n"
 	"becomes ':' and control characters '?' (as in `collapsed`).\n";
 
-struct row {
-	struct emp_cct_node *n;
-	char *path;
-	double base_mean, new_mean;
-	struct emp_stats_ci ratio;
-	struct emp_stats_result res;
-	struct emp_stats_kj kj[2];
-	int verdict;            /* -1 faster, 0 unchanged, 1 slower */
-	int cause;
-};
-
-static int cmp_rows(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	int cx = x->verdict != 0, cy = y->verdict != 0;
-	if (cx != cy)
-		return cy - cx;
-	if (cx) {
-		if (x->n->depth != y->n->depth)
-			return x->n->depth < y->n->depth ? 1 : -1;
-		if (x->res.p != y->res.p)
-			return x->res.p < y->res.p ? -1 : 1;
-	} else if (x->n->depth != y->n->depth) {
-		return x->n->depth < y->n->depth ? -1 : 1;
-	}
-	return strcmp(x->path, y->path);
-}
-
-static const char *verdict_name(int v)
-{
-	return v > 0 ? "slower" : v < 0 ? "faster" : "unchanged";
-}
-
-/* Kalibera-Jones of node @id over the VMs of @group. */
-static void kj_of(const struct emp_iter_set *s, unsigned group, uint32_t id, double vm_cost,
-		  struct emp_stats_kj *kj)
-{
-	size_t *n = emp_xcalloc(s->nvms, sizeof(*n)), k = 0;
-	double *mean = emp_xcalloc(s->nvms, sizeof(*mean)), *var = emp_xcalloc(s->nvms, sizeof(*var));
-	for (size_t i = 0; i < s->nvms; i++) {
-		if (s->vms[i].group != group)
-			continue;
-		n[k] = s->vms[i].iterations;
-		mean[k] = emp_iter_value(&s->vms[i], id);
-		var[k++] = emp_iter_var(&s->vms[i], id);
-	}
-	if (emp_stats_kj_summary(n, mean, var, k, vm_cost, kj))
-		memset(kj, 0, sizeof(*kj));
-	free(n);
-	free(mean);
-	free(var);
-}
-
 static void num_or_empty(struct emp_table *t, double v, int decimals)
 {
 	if (isfinite(v))
@@ -114,108 +62,13 @@ static void num_or_empty(struct emp_table *t, double v, int decimals)
 		emp_table_str(t, isnan(v) ? "" : v > 0 ? "inf" : "-inf");
 }
 
-int emp_cmd_compare(int argc, char **argv)
+/* The notes above the tables: mode and unit, the two sets, the test, the counts. */
+static void add_notes(struct emp_report *rep, const struct emp_iter_set *s, const struct emp_iter_cli *ic,
+		      const int nv[2], const struct emp_compare_opts *o, const struct emp_compare *c)
 {
-	struct emp_cli cli = { .command = "compare", .usage = usage };
-	enum { OPT_MIN_PCT = EMP_ITER_OPT_FIRST_FREE, OPT_VM_COST };
-	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
-					      EMP_ITER_CLI_OPTS,
-					      { "min-pct", required_argument, NULL, OPT_MIN_PCT },
-					      { "vm-cost", required_argument, NULL, OPT_VM_COST },
-					      { 0, 0, 0, 0 } };
-	struct emp_iter_cli ic;
-	emp_iter_cli_init(&ic);
-	double min_pct = 1, vm_cost = 0;
-	int opt;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (emp_cli_common(&cli, opt, optarg) || emp_iter_cli_option(&cli, &ic, opt, optarg))
-			continue;
-		switch (opt) {
-		case OPT_MIN_PCT:
-			min_pct = emp_cli_number(&cli, "min-pct", optarg, 0, 100);
-			break;
-		case OPT_VM_COST:
-			vm_cost = emp_cli_number(&cli, "vm-cost", optarg, 1e-9, 1e12);
-			break;
-		default:
-			break;
-		}
-	}
-	emp_iter_cli_done(&cli, &ic, argc, argv);
-	const struct emp_iter_opts io = ic.io;
-	const char *const *dir = ic.dir;
-	const enum emp_stats_test test = ic.test;
-	const double alpha = ic.alpha;
-	const unsigned resamples = ic.resamples;
-	const uint64_t seed = ic.seed;
-	if (vm_cost == 0)
-		vm_cost = io.warmup ? io.warmup : 1;
-
-	struct emp_iter_set *s = emp_iter_new(&io);
-	int nv[2];
-	for (unsigned g = 0; g < 2; g++)
-		if ((nv[g] = emp_iter_load_dir(s, &cli.in, g, dir[g])) < 0) {
-			emp_iter_free(s);
-			return EMP_EXIT_ERROR;
-		}
-	if (test == EMP_STATS_WELCH && (nv[0] < 2 || nv[1] < 2)) {
-		emp_errorf("--test=welch needs at least 2 VMs per version (%d base, %d new)", nv[0], nv[1]);
-		emp_iter_free(s);
-		return EMP_EXIT_ERROR;
-	}
-
-	uint32_t nn = emp_cct_size(s->cct);
-	struct emp_cct_node *root = emp_cct_root(s->cct)->first_child;
-	double *v[2] = { emp_xmalloc((size_t)nv[0] * sizeof(double)), emp_xmalloc((size_t)nv[1] * sizeof(double)) };
-	struct row *rows = emp_xcalloc(nn, sizeof(*rows));
-	size_t nrows = 0;
-	double root_mean = 0;
-	for (uint32_t id = 1; id < nn; id++) {
-		struct emp_cct_node *n = emp_cct_node(s->cct, id);
-		size_t k[2] = { 0, 0 };
-		for (size_t i = 0; i < s->nvms; i++)
-			v[s->vms[i].group][k[s->vms[i].group]++] = emp_iter_value(&s->vms[i], id);
-		double m0 = emp_stats_mean(v[0], k[0]), m1 = emp_stats_mean(v[1], k[1]);
-		if (n == root)
-			root_mean = fmax(m0, m1);
-		struct row *r = &rows[nrows++];
-		r->n = n;
-		r->base_mean = m0;
-		r->new_mean = m1;
-		if (emp_stats_run(test, v[0], k[0], v[1], k[1], &r->res))
-			r->res.p = NAN;
-		if (emp_stats_boot_ratio(v[1], k[1], v[0], k[0], resamples, 0.95, seed + id, &r->ratio))
-			r->ratio = (struct emp_stats_ci){ NAN, NAN, NAN };
-		if (r->res.p < alpha)
-			r->verdict = m1 > m0 ? 1 : m1 < m0 ? -1 : 0;
-	}
-	/* the --min-pct cut, then root causes among what is left */
-	size_t w = 0;
-	for (size_t i = 0; i < nrows; i++)
-		if (fmax(rows[i].base_mean, rows[i].new_mean) >= min_pct / 100.0 * root_mean && root_mean > 0)
-			rows[w++] = rows[i];
-	nrows = w;
-	unsigned char *changed_below = emp_xcalloc(nn, 1);
-	for (size_t i = 0; i < nrows; i++)
-		if (rows[i].verdict)
-			for (struct emp_cct_node *p = rows[i].n->parent; p; p = p->parent)
-				changed_below[p->id] = 1;
-	size_t nchanged = 0, ncause = 0;
-	for (size_t i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
-		r->cause = r->verdict && !changed_below[r->n->id];
-		nchanged += r->verdict != 0;
-		ncause += (size_t)r->cause;
-		r->path = emp_iter_node_path(s, r->n);
-		kj_of(s, 0, r->n->id, vm_cost, &r->kj[0]);
-		kj_of(s, 1, r->n->id, vm_cost, &r->kj[1]);
-	}
-	qsort(rows, nrows, sizeof(*rows), cmp_rows);
-
-	struct emp_report *rep = emp_report_new(cli.format);
 	const char *unit = s->mode == EMP_ITER_MODE_TRACE  ? "ns per iteration (inclusive time)"
 			   : s->mode == EMP_ITER_MODE_PURE ? "ns per iteration (the SUT's own timings)"
-			   : io.sample_ns                  ? "ns per iteration (samples x interval)"
+			   : ic->io.sample_ns              ? "ns per iteration (samples x interval)"
 							   : "samples per iteration (inclusive)";
 	emp_report_note(rep, "mode=%s, iterations of %s, values in %s", emp_iter_mode_name(s->mode),
 			emp_symtab_name(s->st, s->iter_gid, 0), unit);
@@ -229,99 +82,163 @@ int emp_cmd_compare(int argc, char **argv)
 				hi = s->vms[i].iterations > hi ? s->vms[i].iterations : hi;
 			}
 		emp_report_note(rep, "%s: %s, %d VMs, %u-%u measurement iterations each (after --warmup %u)",
-				g ? "new " : "base", dir[g], nv[g], lo, hi, io.warmup);
+				g ? "new " : "base", ic->dir[g], nv[g], lo, hi, ic->io.warmup);
 	}
 	emp_report_note(rep, "test %s, alpha %g, ratio = new/base with a 95 %% bootstrap interval (%u resamples, seed %llu)",
-			emp_stats_test_name(test), alpha, resamples, (unsigned long long)seed);
-	emp_report_note(rep, "%zu nodes at or above %g %% of the iteration: %zu changed, %zu root causes", nrows,
-			min_pct, nchanged, ncause);
+			emp_stats_test_name(o->test), o->alpha, o->resamples, (unsigned long long)o->seed);
+	emp_report_note(rep, "%zu nodes at or above %g %% of the iteration: %zu changed, %zu root causes", c->nrows,
+			o->min_pct, c->nchanged, c->ncause);
+}
 
-	int dec = s->mode == EMP_ITER_MODE_SAMPLE && !io.sample_ns ? 3 : 0;
-	if (cli.format == EMP_FMT_TEXT) {
-		static const char *const cols[] = { "verdict", "cause", "depth", "base_mean", "new_mean", "ratio",
-						    "ratio_95ci",  "p",     "node" };
-		struct emp_table *t = emp_table_new("compare", "Per node (changed first, deepest first)", 9, cols);
-		for (size_t i = 0; i < nrows; i++) {
-			struct row *r = &rows[i];
-			char ci[64];
-			snprintf(ci, sizeof(ci), "%.3f-%.3f", r->ratio.lo, r->ratio.hi);
-			emp_table_row(t);
-			emp_table_str(t, verdict_name(r->verdict));
-			emp_table_str(t, r->cause ? "*" : "");
-			emp_table_int(t, r->n->depth);
-			emp_table_num(t, r->base_mean, dec);
-			emp_table_num(t, r->new_mean, dec);
-			num_or_empty(t, r->ratio.point, 3);
-			emp_table_str(t, ci);
-			num_or_empty(t, r->res.p, 6);
-			emp_table_str(t, r->path);
-		}
-		emp_report_add(rep, t);
-		static const char *const kcols[] = { "version", "vms",     "iterations", "mean",
-						     "sd_within", "sd_between", "iters_opt", "node" };
-		struct emp_table *k = emp_table_new("kalibera_jones",
-						    "Kalibera-Jones: variance within and between VMs, suggested "
-						    "iterations per VM (changed nodes and the iteration)",
-						    8, kcols);
-		for (size_t i = 0; i < nrows; i++) {
-			struct row *r = &rows[i];
-			if (!r->verdict && r->n != root)
-				continue;
-			for (unsigned g = 0; g < 2; g++) {
-				emp_table_row(k);
-				emp_table_str(k, g ? "new" : "base");
-				emp_table_int(k, (int64_t)r->kj[g].vms);
-				emp_table_num(k, r->kj[g].iters, 1);
-				emp_table_num(k, r->kj[g].grand_mean, dec);
-				num_or_empty(k, sqrt(r->kj[g].within_var), dec);
-				num_or_empty(k, sqrt(r->kj[g].between_var), dec);
-				num_or_empty(k, r->kj[g].iters_opt, 0);
-				emp_table_str(k, r->path);
-			}
-		}
-		emp_report_add(rep, k);
-	} else {
-		static const char *const cols[] = { "node",           "base_mean",        "new_mean",
-						    "ratio",          "ratio_lo",         "ratio_hi",
-						    "p_value",        "verdict",          "root_cause",
-						    "depth",          "method",           "statistic",
-						    "base_vms",       "new_vms",          "base_within_var",
-						    "base_between_var", "base_iters_opt", "new_within_var",
-						    "new_between_var", "new_iters_opt" };
-		struct emp_table *t = emp_table_new("compare", "Per node", 20, cols);
-		for (size_t i = 0; i < nrows; i++) {
-			struct row *r = &rows[i];
-			emp_table_row(t);
-			emp_table_str(t, r->path);
-			emp_table_num(t, r->base_mean, 6);
-			emp_table_num(t, r->new_mean, 6);
-			num_or_empty(t, r->ratio.point, 6);
-			num_or_empty(t, r->ratio.lo, 6);
-			num_or_empty(t, r->ratio.hi, 6);
-			num_or_empty(t, r->res.p, 9);
-			emp_table_str(t, verdict_name(r->verdict));
-			emp_table_int(t, r->cause);
-			emp_table_int(t, r->n->depth);
-			emp_table_str(t, emp_symtab_name(s->st, r->n->gid, 0));
-			num_or_empty(t, r->res.statistic, 6);
-			emp_table_int(t, (int64_t)r->kj[0].vms);
-			emp_table_int(t, (int64_t)r->kj[1].vms);
-			for (unsigned g = 0; g < 2; g++) {
-				num_or_empty(t, r->kj[g].within_var, 6);
-				num_or_empty(t, r->kj[g].between_var, 6);
-				num_or_empty(t, r->kj[g].iters_opt, 0);
-			}
-		}
-		emp_report_add(rep, t);
+/* text: the verdict table and the Kalibera-Jones table of the changed nodes and the iteration. */
+static void add_text_tables(struct emp_report *rep, const struct emp_compare *c, int dec)
+{
+	static const char *const cols[] = { "verdict", "cause", "depth", "base_mean", "new_mean", "ratio",
+					    "ratio_95ci",  "p",     "node" };
+	struct emp_table *t = emp_table_new("compare", "Per node (changed first, deepest first)", 9, cols);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct emp_compare_row *r = &c->rows[i];
+		char ci[64];
+		snprintf(ci, sizeof(ci), "%.3f-%.3f", r->ratio.lo, r->ratio.hi);
+		emp_table_row(t);
+		emp_table_str(t, emp_compare_verdict_name(r->verdict));
+		emp_table_str(t, r->cause ? "*" : "");
+		emp_table_int(t, r->n->depth);
+		emp_table_num(t, r->base_mean, dec);
+		emp_table_num(t, r->new_mean, dec);
+		num_or_empty(t, r->ratio.point, 3);
+		emp_table_str(t, ci);
+		num_or_empty(t, r->res.p, 6);
+		emp_table_str(t, r->path);
 	}
+	emp_report_add(rep, t);
+	static const char *const kcols[] = { "version", "vms",     "iterations", "mean",
+					     "sd_within", "sd_between", "iters_opt", "node" };
+	struct emp_table *k = emp_table_new("kalibera_jones",
+					    "Kalibera-Jones: variance within and between VMs, suggested "
+					    "iterations per VM (changed nodes and the iteration)",
+					    8, kcols);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct emp_compare_row *r = &c->rows[i];
+		if (!r->verdict && r->n != c->iteration)
+			continue;
+		for (unsigned g = 0; g < 2; g++) {
+			emp_table_row(k);
+			emp_table_str(k, g ? "new" : "base");
+			emp_table_int(k, (int64_t)r->kj[g].vms);
+			emp_table_num(k, r->kj[g].iters, 1);
+			emp_table_num(k, r->kj[g].grand_mean, dec);
+			num_or_empty(k, sqrt(r->kj[g].within_var), dec);
+			num_or_empty(k, sqrt(r->kj[g].between_var), dec);
+			num_or_empty(k, r->kj[g].iters_opt, 0);
+			emp_table_str(k, r->path);
+		}
+	}
+	emp_report_add(rep, k);
+}
+
+/* csv/json: one table with every figure at full precision. */
+static void add_data_table(struct emp_report *rep, const struct emp_iter_set *s, const struct emp_compare *c)
+{
+	static const char *const cols[] = { "node",           "base_mean",        "new_mean",
+					    "ratio",          "ratio_lo",         "ratio_hi",
+					    "p_value",        "verdict",          "root_cause",
+					    "depth",          "method",           "statistic",
+					    "base_vms",       "new_vms",          "base_within_var",
+					    "base_between_var", "base_iters_opt", "new_within_var",
+					    "new_between_var", "new_iters_opt" };
+	struct emp_table *t = emp_table_new("compare", "Per node", 20, cols);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct emp_compare_row *r = &c->rows[i];
+		emp_table_row(t);
+		emp_table_str(t, r->path);
+		emp_table_num(t, r->base_mean, 6);
+		emp_table_num(t, r->new_mean, 6);
+		num_or_empty(t, r->ratio.point, 6);
+		num_or_empty(t, r->ratio.lo, 6);
+		num_or_empty(t, r->ratio.hi, 6);
+		num_or_empty(t, r->res.p, 9);
+		emp_table_str(t, emp_compare_verdict_name(r->verdict));
+		emp_table_int(t, r->cause);
+		emp_table_int(t, r->n->depth);
+		emp_table_str(t, emp_symtab_name(s->st, r->n->gid, 0));
+		num_or_empty(t, r->res.statistic, 6);
+		emp_table_int(t, (int64_t)r->kj[0].vms);
+		emp_table_int(t, (int64_t)r->kj[1].vms);
+		for (unsigned g = 0; g < 2; g++) {
+			num_or_empty(t, r->kj[g].within_var, 6);
+			num_or_empty(t, r->kj[g].between_var, 6);
+			num_or_empty(t, r->kj[g].iters_opt, 0);
+		}
+	}
+	emp_report_add(rep, t);
+}
+
+/* The options: the shared ones into @ic, compare's own into @o. */
+static void parse_args(struct emp_cli *cli, int argc, char **argv, struct emp_iter_cli *ic,
+		       struct emp_compare_opts *o)
+{
+	enum { OPT_MIN_PCT = EMP_ITER_OPT_FIRST_FREE, OPT_VM_COST };
+	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
+					      EMP_ITER_CLI_OPTS,
+					      { "min-pct", required_argument, NULL, OPT_MIN_PCT },
+					      { "vm-cost", required_argument, NULL, OPT_VM_COST },
+					      { 0, 0, 0, 0 } };
+	emp_iter_cli_init(ic);
+	double min_pct = 1, vm_cost = 0;
+	int opt;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (emp_cli_common(cli, opt, optarg) || emp_iter_cli_option(cli, ic, opt, optarg))
+			continue;
+		switch (opt) {
+		case OPT_MIN_PCT:
+			min_pct = emp_cli_number(cli, "min-pct", optarg, 0, 100);
+			break;
+		case OPT_VM_COST:
+			vm_cost = emp_cli_number(cli, "vm-cost", optarg, 1e-9, 1e12);
+			break;
+		default:
+			break;
+		}
+	}
+	emp_iter_cli_done(cli, ic, argc, argv);
+	if (vm_cost == 0)
+		vm_cost = ic->io.warmup ? ic->io.warmup : 1;
+	*o = (struct emp_compare_opts){ .test = ic->test, .alpha = ic->alpha, .resamples = ic->resamples,
+					.seed = ic->seed, .min_pct = min_pct, .vm_cost = vm_cost };
+}
+
+int emp_cmd_compare(int argc, char **argv)
+{
+	struct emp_cli cli = { .command = "compare", .usage = usage };
+	struct emp_iter_cli ic;
+	struct emp_compare_opts o;
+	parse_args(&cli, argc, argv, &ic, &o);
+
+	struct emp_iter_set *s = emp_iter_new(&ic.io);
+	int nv[2];
+	for (unsigned g = 0; g < 2; g++)
+		if ((nv[g] = emp_iter_load_dir(s, &cli.in, g, ic.dir[g])) < 0) {
+			emp_iter_free(s);
+			return EMP_EXIT_ERROR;
+		}
+	if (o.test == EMP_STATS_WELCH && (nv[0] < 2 || nv[1] < 2)) {
+		emp_errorf("--test=welch needs at least 2 VMs per version (%d base, %d new)", nv[0], nv[1]);
+		emp_iter_free(s);
+		return EMP_EXIT_ERROR;
+	}
+	struct emp_compare c;
+	emp_compare_run(s, &o, &c);
+
+	struct emp_report *rep = emp_report_new(cli.format);
+	add_notes(rep, s, &ic, nv, &o, &c);
+	if (cli.format == EMP_FMT_TEXT)
+		add_text_tables(rep, &c, s->mode == EMP_ITER_MODE_SAMPLE && !ic.io.sample_ns ? 3 : 0);
+	else
+		add_data_table(rep, s, &c);
 	emp_report_print(rep, stdout);
 	emp_report_free(rep);
-	for (size_t i = 0; i < nrows; i++)
-		free(rows[i].path);
-	free(rows);
-	free(changed_below);
-	free(v[0]);
-	free(v[1]);
+	emp_compare_free(&c);
 	emp_iter_free(s);
 	return cli.in.exit_code;
 }

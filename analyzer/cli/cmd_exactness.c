@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_exactness.c - emp-analyze exactness: the F1 grid of change detection over VM counts and iteration counts
  * (exactness.h) for chosen call-tree nodes, the smallest VM count reaching the F1 threshold, a CSV grid and an SVG
- * heatmap. */
+ * heatmap (heatmap.h). */
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "exactness.h"
-#include "flame.h"
+#include "heatmap.h"
 #include "iter_options.h"
 #include "iterations.h"
 #include "output.h"
@@ -96,76 +96,6 @@ static int node_matches(const char *globs, const char *path, const char *method)
 	return hit;
 }
 
-/* F1 -> fill colour: red (0) through yellow (0.5) to green (1). */
-static void colour(double f1, char *buf, size_t len)
-{
-	double t = f1 < 0 ? 0 : f1 > 1 ? 1 : f1;
-	int r = t < 0.5 ? 220 : (int)(220 - (t - 0.5) * 2 * 190);
-	int g = t < 0.5 ? (int)(60 + t * 2 * 150) : (int)(210 - (t - 0.5) * 2 * 60);
-	snprintf(buf, len, "rgb(%d,%d,60)", r, g);
-}
-
-static int write_svg(const char *file, struct node_grid *ng, size_t nnodes, const unsigned *iters, size_t ni,
-		     size_t kmin, size_t nk, double thr, const char *subtitle)
-{
-	FILE *f = fopen(file, "w");
-	if (!f) {
-		emp_errorf("%s: %s", file, strerror(errno));
-		return -1;
-	}
-	const int cw = nk > 60 ? 10 : nk > 30 ? 16 : 28, ch = 22, left = 90, top = 50, gap = 70;
-	int pw = left + (int)nk * cw + 20, ph = top + (int)ni * ch + 40;
-	int width = pw < 640 ? 640 : pw, height = 40 + (int)nnodes * (ph + gap);
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-		   "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		   "<text x=\"10\" y=\"18\" font-size=\"14\">F1 of change detection by VMs (x) and iterations per VM "
-		   "(y); outlined: F1 &gt; %.2f</text>\n<text x=\"10\" y=\"34\" fill=\"#555\">",
-		width, height, thr);
-	emp_xml_escape(f, subtitle);
-	fprintf(f, "</text>\n");
-	for (size_t n = 0; n < nnodes; n++) {
-		int y0 = 40 + (int)n * (ph + gap);
-		fprintf(f, "<g transform=\"translate(0,%d)\">\n<text x=\"10\" y=\"30\" font-weight=\"bold\">", y0);
-		emp_xml_escape(f, ng[n].path);
-		fprintf(f, "</text>\n");
-		for (size_t i = 0; i < ni; i++) {
-			/* the largest iteration count on top */
-			int y = top + (int)(ni - 1 - i) * ch;
-			fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%u</text>\n", left - 6, y + 15, iters[i]);
-			for (size_t k = 0; k < nk; k++) {
-				const struct emp_exactness_cell *c = &ng[n].cells[i * nk + k];
-				char fill[32];
-				colour(c->f1, fill, sizeof(fill));
-				int x = left + (int)k * cw;
-				fprintf(f,
-					"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s><title>%zu VMs, "
-					"%u iterations: F1 %.3f, P %.3f, R %.3f (TP %u FN %u TN %u FP %u)</title></rect>\n",
-					x, y, cw - 1, ch - 1, fill,
-					c->f1 > thr ? " stroke=\"black\" stroke-width=\"1.5\"" : "", c->vms, iters[i], c->f1,
-					c->precision, c->recall, c->tp, c->fn, c->tn, c->fp);
-			}
-		}
-		for (size_t k = 0; k < nk; k++) {
-			size_t vms = kmin + k;
-			if (nk <= 30 || vms % 5 == 0 || k == 0)
-				fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%zu</text>\n",
-					left + (int)k * cw + cw / 2, top + (int)ni * ch + 14, vms);
-		}
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">VMs per version</text>\n",
-			left + (int)nk * cw / 2, top + (int)ni * ch + 30);
-		fprintf(f, "<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">"
-			   "iterations</text>\n</g>\n",
-			top + (int)ni * ch / 2, top + (int)ni * ch / 2);
-	}
-	fprintf(f, "</svg>\n");
-	if (fclose(f)) {
-		emp_errorf("%s: %s", file, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 static int write_csv(const char *file, struct node_grid *ng, size_t nnodes, const unsigned *iters, size_t ni,
 		     size_t nk)
 {
@@ -190,9 +120,19 @@ static int write_csv(const char *file, struct node_grid *ng, size_t nnodes, cons
 	return 0;
 }
 
-int emp_cmd_exactness(int argc, char **argv)
+/* The command line. */
+struct args {
+	struct emp_iter_cli ic;
+	const char *nodes, *svg, *csv;
+	unsigned *iters;         /* --iterations, or the default list (user_iters 0) */
+	size_t ni;
+	int user_iters;
+	size_t max_vms;
+	double thr;
+};
+
+static void parse_args(struct emp_cli *cli, int argc, char **argv, struct args *a)
 {
-	struct emp_cli cli = { .command = "exactness", .usage = usage };
 	enum { OPT_NODES = EMP_ITER_OPT_FIRST_FREE, OPT_MAX_VMS, OPT_ITERS, OPT_F1, OPT_CSV };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
 					      EMP_ITER_CLI_OPTS,
@@ -202,104 +142,110 @@ int emp_cmd_exactness(int argc, char **argv)
 					      { "f1", required_argument, NULL, OPT_F1 },
 					      { "csv", required_argument, NULL, OPT_CSV },
 					      { 0, 0, 0, 0 } };
-	const char *nodes = NULL, *svg = NULL, *csv = NULL;
-	unsigned *iters = NULL;
-	size_t ni = 0, max_vms = 0;
-	double thr = 0.98;
-	struct emp_iter_cli ic;
-	emp_iter_cli_init(&ic);
+	*a = (struct args){ .thr = 0.98 };
+	emp_iter_cli_init(&a->ic);
 	int opt;
 	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-		if (emp_cli_common(&cli, opt, optarg) || emp_iter_cli_option(&cli, &ic, opt, optarg))
+		if (emp_cli_common(cli, opt, optarg) || emp_iter_cli_option(cli, &a->ic, opt, optarg))
 			continue;
 		switch (opt) {
 		case OPT_NODES:
-			nodes = optarg;
+			a->nodes = optarg;
 			break;
 		case OPT_MAX_VMS:
-			max_vms = (size_t)emp_cli_number(&cli, "max-vms", optarg, 2, 1e6);
+			a->max_vms = (size_t)emp_cli_number(cli, "max-vms", optarg, 2, 1e6);
 			break;
 		case OPT_ITERS:
-			free(iters);
-			ni = parse_list(&cli, optarg, &iters);
+			free(a->iters);
+			a->ni = parse_list(cli, optarg, &a->iters);
 			break;
 		case OPT_F1:
-			thr = emp_cli_number(&cli, "f1", optarg, 0, 1);
+			a->thr = emp_cli_number(cli, "f1", optarg, 0, 1);
 			break;
 		case OPT_CSV:
-			csv = optarg;
+			a->csv = optarg;
 			break;
 		case 'o':
-			svg = optarg;
+			a->svg = optarg;
 			break;
 		default:
 			break;
 		}
 	}
-	emp_iter_cli_done(&cli, &ic, argc, argv);
-	struct emp_iter_opts io = ic.io;
-	const char *const *dir = ic.dir;
-	const enum emp_stats_test test = ic.test;
-	const double alpha = ic.alpha;
-	const unsigned resamples = ic.resamples;
-	const uint64_t seed = ic.seed;
-	int user_iters = iters != NULL;
-	if (!user_iters) {
+	emp_iter_cli_done(cli, &a->ic, argc, argv);
+	a->user_iters = a->iters != NULL;
+	if (!a->user_iters) {
 		/* 1, 2, 5, 10, 20, 50, ...: prefix means are kept for these; the grid uses those a VM reaches */
 		static const unsigned step[] = { 1, 2, 5 };
 		for (unsigned dec = 1; dec <= 100000000u; dec *= 10)
 			for (int j = 0; j < 3; j++) {
-				iters = emp_xrealloc(iters, (ni + 1) * sizeof(*iters));
-				iters[ni++] = step[j] * dec;
+				a->iters = emp_xrealloc(a->iters, (a->ni + 1) * sizeof(*a->iters));
+				a->iters[a->ni++] = step[j] * dec;
 			}
 	}
-	io.prefix = iters;
-	io.nprefix = ni;
+	a->ic.io.prefix = a->iters;
+	a->ic.io.nprefix = a->ni;
+}
 
-	struct emp_iter_set *s = emp_iter_new(&io);
-	int nv[2];
-	for (unsigned g = 0; g < 2; g++)
-		if ((nv[g] = emp_iter_load_dir(s, &cli.in, g, dir[g])) < 0) {
-			emp_iter_free(s);
-			free(iters);
-			return EMP_EXIT_ERROR;
-		}
-	uint32_t min_iters = UINT32_MAX;
+/* The grid's axes: iteration counts (rows) and VM counts (columns). */
+struct grid {
+	size_t *pidx;            /* per row: its prefix index in the iteration list, SIZE_MAX for "all" */
+	unsigned *giters;        /* per row: the iteration count */
+	size_t gi;               /* rows */
+	size_t kmin, kmax, nk;   /* columns: kmin..kmax VMs */
+	uint32_t min_iters;      /* the fewest measurement iterations of a VM */
+};
+
+/* choose_grid - the rows: the listed counts a VM reaches, plus (default list only) the fewest iterations of a VM
+ * when every VM has exactly that many; the columns: 2 .. --max-vms (default: the smaller set).  Return: 0, or -1
+ * after printing one line (a listed count more than a VM has). */
+static int choose_grid(const struct emp_iter_set *s, const struct args *a, const int nv[2], struct grid *g)
+{
+	g->min_iters = UINT32_MAX;
 	const char *min_path = "";
 	for (size_t i = 0; i < s->nvms; i++)
-		if (s->vms[i].iterations < min_iters) {
-			min_iters = s->vms[i].iterations;
+		if (s->vms[i].iterations < g->min_iters) {
+			g->min_iters = s->vms[i].iterations;
 			min_path = s->vms[i].path;
 		}
 	/* the grid's iteration counts: their prefix index in io.prefix, plus "all" (index ni) when not listed */
-	size_t *pidx = emp_xmalloc((ni + 1) * sizeof(*pidx)), gi = 0;
-	unsigned *giters = emp_xmalloc((ni + 1) * sizeof(*giters));
-	for (size_t c = 0; c < ni; c++) {
-		if (iters[c] > min_iters) {
-			if (user_iters) {
-				emp_errorf("--iterations %u: %s has only %u measurement iterations", iters[c], min_path,
-					   min_iters);
-				emp_iter_free(s);
-				free(iters);
-				free(pidx);
-				free(giters);
-				return EMP_EXIT_ERROR;
+	g->pidx = emp_xmalloc((a->ni + 1) * sizeof(*g->pidx));
+	g->giters = emp_xmalloc((a->ni + 1) * sizeof(*g->giters));
+	g->gi = 0;
+	for (size_t c = 0; c < a->ni; c++) {
+		if (a->iters[c] > g->min_iters) {
+			if (a->user_iters) {
+				emp_errorf("--iterations %u: %s has only %u measurement iterations", a->iters[c],
+					   min_path, g->min_iters);
+				return -1;
 			}
 			continue;
 		}
-		pidx[gi] = c;
-		giters[gi++] = iters[c];
+		g->pidx[g->gi] = c;
+		g->giters[g->gi++] = a->iters[c];
 	}
-	if (!user_iters && (!gi || giters[gi - 1] != min_iters)) {
-		pidx[gi] = SIZE_MAX; /* the first min_iters iterations: not a kept prefix unless listed */
-		giters[gi++] = min_iters;
+	if (!a->user_iters && (!g->gi || g->giters[g->gi - 1] != g->min_iters)) {
+		g->pidx[g->gi] = SIZE_MAX; /* the first min_iters iterations: not a kept prefix unless listed */
+		g->giters[g->gi++] = g->min_iters;
 	}
-	size_t kmax = max_vms ? max_vms : (size_t)(nv[0] < nv[1] ? nv[0] : nv[1]);
-	if (kmax < 2)
-		kmax = 2;
-	size_t kmin = 2, nk = kmax - kmin + 1;
+	/* SIZE_MAX stands for "the first min_iters iterations", which is the full per-VM mean only when every VM
+	 * has exactly min_iters measurement iterations; otherwise that row is left out. */
+	int all_equal = 1;
+	for (size_t i = 0; i < s->nvms; i++)
+		all_equal &= s->vms[i].iterations == g->min_iters;
+	if (g->gi && g->pidx[g->gi - 1] == SIZE_MAX && !all_equal)
+		g->gi--; /* VMs differ in length: only the listed prefixes are exact */
+	g->kmax = a->max_vms ? a->max_vms : (size_t)(nv[0] < nv[1] ? nv[0] : nv[1]);
+	if (g->kmax < 2)
+		g->kmax = 2;
+	g->kmin = 2;
+	g->nk = g->kmax - g->kmin + 1;
+	return 0;
+}
 
-	/* the nodes of interest */
+/* The nodes of interest: those matching --nodes, or the iteration method.  Return: their number. */
+static size_t select_nodes(const struct emp_iter_set *s, const char *nodes, struct node_grid **out)
+{
 	struct node_grid *ng = NULL;
 	size_t nng = 0;
 	struct emp_cct_node *root = emp_cct_root(s->cct)->first_child;
@@ -313,78 +259,120 @@ int emp_cmd_exactness(int argc, char **argv)
 		ng = emp_xrealloc(ng, (nng + 1) * sizeof(*ng));
 		ng[nng++] = (struct node_grid){ .n = n, .path = path };
 	}
-	int rc = cli.in.exit_code;
-	if (!nng) {
-		emp_errorf("--nodes=%s: no node of the call tree matches", nodes ? nodes : "");
-		rc = EMP_EXIT_ERROR;
-		goto out;
-	}
+	*out = ng;
+	return nng;
+}
 
-	/* The cells.  SIZE_MAX stands for "the first min_iters iterations", which is the full per-VM mean only when
-	 * every VM has exactly min_iters measurement iterations; otherwise that row is left out. */
+/* Every cell of every node's grid. */
+static void fill_cells(const struct emp_iter_set *s, const struct args *a, const int nv[2], const struct grid *g,
+		       struct node_grid *ng, size_t nng)
+{
 	double *v[2] = { emp_xmalloc((size_t)nv[0] * sizeof(double)), emp_xmalloc((size_t)nv[1] * sizeof(double)) };
-	int all_equal = 1;
-	for (size_t i = 0; i < s->nvms; i++)
-		all_equal &= s->vms[i].iterations == min_iters;
-	if (gi && pidx[gi - 1] == SIZE_MAX && !all_equal)
-		gi--; /* VMs differ in length: only the listed prefixes are exact */
 	for (size_t n = 0; n < nng; n++) {
-		ng[n].cells = emp_xcalloc(gi * nk, sizeof(*ng[n].cells));
-		for (size_t i = 0; i < gi; i++) {
+		ng[n].cells = emp_xcalloc(g->gi * g->nk, sizeof(*ng[n].cells));
+		for (size_t i = 0; i < g->gi; i++) {
 			size_t k2[2] = { 0, 0 };
 			for (size_t m = 0; m < s->nvms; m++) {
 				const struct emp_iter_vm *vm = &s->vms[m];
-				v[vm->group][k2[vm->group]++] = pidx[i] == SIZE_MAX
+				v[vm->group][k2[vm->group]++] = g->pidx[i] == SIZE_MAX
 									? emp_iter_value(vm, ng[n].n->id)
-									: emp_iter_prefix_value(s, vm, pidx[i], ng[n].n->id);
+									: emp_iter_prefix_value(s, vm, g->pidx[i], ng[n].n->id);
 			}
-			for (size_t k = 0; k < nk; k++) {
-				uint64_t cs = emp_exactness_seed(seed, ng[n].path, kmin + k, giters[i]);
-				if (emp_exactness_run(v[0], k2[0], v[1], k2[1], kmin + k, resamples, test, alpha, cs,
-						      &ng[n].cells[i * nk + k]))
+			for (size_t k = 0; k < g->nk; k++) {
+				uint64_t cs = emp_exactness_seed(a->ic.seed, ng[n].path, g->kmin + k, g->giters[i]);
+				if (emp_exactness_run(v[0], k2[0], v[1], k2[1], g->kmin + k, a->ic.resamples, a->ic.test,
+						      a->ic.alpha, cs, &ng[n].cells[i * g->nk + k]))
 					emp_die("out of memory");
 			}
 		}
 	}
 	free(v[0]);
 	free(v[1]);
+}
 
-	struct emp_report *rep = emp_report_new(cli.format);
+/* The required-VMs table on stdout. */
+static void print_required(const struct emp_iter_set *s, const struct args *a, const int nv[2], const struct grid *g,
+			   const struct node_grid *ng, size_t nng, enum emp_format format)
+{
+	const struct emp_iter_cli *ic = &a->ic;
+	struct emp_report *rep = emp_report_new(format);
 	emp_report_note(rep, "mode=%s, iterations of %s; base %s: %d VMs, new %s: %d VMs, %u+ measurement iterations",
-			emp_iter_mode_name(s->mode), emp_symtab_name(s->st, s->iter_gid, 0), dir[0], nv[0], dir[1],
-			nv[1], min_iters);
+			emp_iter_mode_name(s->mode), emp_symtab_name(s->st, s->iter_gid, 0), ic->dir[0], nv[0],
+			ic->dir[1], nv[1], g->min_iters);
 	emp_report_note(rep, "test %s, alpha %g, %u resamples per cell and kind, seed %llu, k = %zu..%zu",
-			emp_stats_test_name(test), alpha, resamples, (unsigned long long)seed, kmin, kmax);
+			emp_stats_test_name(ic->test), ic->alpha, ic->resamples, (unsigned long long)ic->seed, g->kmin,
+			g->kmax);
 	static const char *const cols[] = { "node", "iterations", "required_vms", "f1_at_max_vms", "max_vms" };
 	char title[96];
-	snprintf(title, sizeof(title), "VMs required for F1 > %g (empty: not reached up to max_vms)", thr);
+	snprintf(title, sizeof(title), "VMs required for F1 > %g (empty: not reached up to max_vms)", a->thr);
 	struct emp_table *t = emp_table_new("required_vms", title, 5, cols);
+	const size_t nk = g->nk;
 	for (size_t n = 0; n < nng; n++)
-		for (size_t i = gi; i-- > 0;) {
+		for (size_t i = g->gi; i-- > 0;) {
 			size_t req = 0;
 			for (size_t k = 0; k < nk && !req; k++)
-				if (ng[n].cells[i * nk + k].f1 > thr)
-					req = kmin + k;
+				if (ng[n].cells[i * nk + k].f1 > a->thr)
+					req = g->kmin + k;
 			emp_table_row(t);
 			emp_table_str(t, ng[n].path);
-			emp_table_int(t, giters[i]);
+			emp_table_int(t, g->giters[i]);
 			if (req)
 				emp_table_int(t, (int64_t)req);
 			else
 				emp_table_str(t, "");
 			emp_table_num(t, ng[n].cells[i * nk + nk - 1].f1, 3);
-			emp_table_int(t, (int64_t)kmax);
+			emp_table_int(t, (int64_t)g->kmax);
 		}
 	emp_report_add(rep, t);
 	emp_report_print(rep, stdout);
 	emp_report_free(rep);
+}
+
+/* -o: the heatmaps, one panel per node. */
+static int write_svg(const struct emp_iter_set *s, const struct args *a, const struct grid *g,
+		     const struct node_grid *ng, size_t nng)
+{
+	const struct emp_iter_cli *ic = &a->ic;
 	char subtitle[256];
 	snprintf(subtitle, sizeof(subtitle), "mode=%s, test %s, alpha %g, %u resamples, seed %llu; base %s, new %s",
-		 emp_iter_mode_name(s->mode), emp_stats_test_name(test), alpha, resamples, (unsigned long long)seed,
-		 dir[0], dir[1]);
-	if (svg && write_svg(svg, ng, nng, giters, gi, kmin, nk, thr, subtitle))
+		 emp_iter_mode_name(s->mode), emp_stats_test_name(ic->test), ic->alpha, ic->resamples,
+		 (unsigned long long)ic->seed, ic->dir[0], ic->dir[1]);
+	struct emp_heatmap_panel *panels = emp_xcalloc(nng, sizeof(*panels));
+	for (size_t n = 0; n < nng; n++)
+		panels[n] = (struct emp_heatmap_panel){ .title = ng[n].path, .cells = ng[n].cells };
+	const struct emp_heatmap h = { .panels = panels, .npanels = nng, .iters = g->giters, .niters = g->gi,
+				       .kmin = g->kmin, .nk = g->nk, .threshold = a->thr, .subtitle = subtitle };
+	int rc = emp_heatmap_write(a->svg, &h);
+	free(panels);
+	return rc;
+}
+
+int emp_cmd_exactness(int argc, char **argv)
+{
+	struct emp_cli cli = { .command = "exactness", .usage = usage };
+	struct args a;
+	parse_args(&cli, argc, argv, &a);
+	struct emp_iter_set *s = emp_iter_new(&a.ic.io);
+	struct grid g = { 0 };
+	struct node_grid *ng = NULL;
+	size_t nng = 0;
+	int nv[2], rc = EMP_EXIT_ERROR;
+	for (unsigned k = 0; k < 2; k++)
+		if ((nv[k] = emp_iter_load_dir(s, &cli.in, k, a.ic.dir[k])) < 0)
+			goto out;
+	if (choose_grid(s, &a, nv, &g))
+		goto out;
+	nng = select_nodes(s, a.nodes, &ng);
+	if (!nng) {
+		emp_errorf("--nodes=%s: no node of the call tree matches", a.nodes ? a.nodes : "");
+		goto out;
+	}
+	rc = cli.in.exit_code;
+	fill_cells(s, &a, nv, &g, ng, nng);
+	print_required(s, &a, nv, &g, ng, nng, cli.format);
+	if (a.svg && write_svg(s, &a, &g, ng, nng))
 		rc = EMP_EXIT_ERROR;
-	if (csv && write_csv(csv, ng, nng, giters, gi, nk))
+	if (a.csv && write_csv(a.csv, ng, nng, g.giters, g.gi, g.nk))
 		rc = EMP_EXIT_ERROR;
 out:
 	for (size_t n = 0; n < nng; n++) {
@@ -392,9 +380,9 @@ out:
 		free(ng[n].cells);
 	}
 	free(ng);
-	free(pidx);
-	free(giters);
+	free(g.pidx);
+	free(g.giters);
 	emp_iter_free(s);
-	free(iters);
+	free(a.iters);
 	return rc;
 }

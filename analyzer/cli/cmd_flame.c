@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_flame.c - emp-analyze flame: the samples as a self-contained interactive flame graph (SVG). */
+/* cmd_flame.c - emp-analyze flame: the samples, or the traced time, as a self-contained interactive flame graph
+ * (SVG). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,8 @@ static const char usage[] =
 	"A flame graph of the samples in the dumps: one self-contained SVG file (no network needed to view it)\n"
 	"with tooltips, click-to-zoom and search (Ctrl-F).  Root at the bottom, frame width = inclusive samples;\n"
 	"Java frames green, native frames orange, sampling failures ([unknown_Java] ...) grey.  The run\n"
-	"description (engine, rate, losses) goes to stderr.\n"
+	"description (engine, rate, losses) goes to stderr.  Trace dumps (traced calls, no samples): frame width =\n"
+	"inclusive traced time (the calls' ns on that calling context), tooltips in ns.\n"
 	"\n"
 	"  -o, --output=OUT  the SVG file to write (\"-\" for stdout); required\n"
 	"  --title=TEXT      title line (default: \"Flame graph\")\n"
@@ -72,9 +74,15 @@ int emp_cmd_flame(int argc, char **argv)
 	emp_profile_load(&p, &po, &cli.in, argv + optind, argc - optind);
 	emp_report_notes(rep, &p.notes);
 	char sub[256];
-	snprintf(sub, sizeof(sub), "%llu samples, %s, interval %.3f ms, %d dump%s",
-		 (unsigned long long)emp_cct_root(p.cct)->total_samples, *p.engine ? p.engine : "engine unknown",
-		 (double)p.interval_ns / 1e6, argc - optind, argc - optind == 1 ? "" : "s");
+	int ndumps = argc - optind;
+	fo.weight = emp_profile_weight(&p);
+	if (fo.weight == EMP_CCT_NS)
+		snprintf(sub, sizeof(sub), "traced time %.6f s (the root calls of every thread), %d dump%s",
+			 (double)emp_cct_root(p.cct)->total_ns / 1e9, ndumps, ndumps == 1 ? "" : "s");
+	else
+		snprintf(sub, sizeof(sub), "%llu samples, %s, interval %.3f ms, %d dump%s",
+			 (unsigned long long)emp_cct_root(p.cct)->total_samples, *p.engine ? p.engine : "engine unknown",
+			 (double)p.interval_ns / 1e6, ndumps, ndumps == 1 ? "" : "s");
 	fo.subtitle = sub;
 	fo.with_desc = po.with_desc;
 

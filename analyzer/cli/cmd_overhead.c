@@ -99,9 +99,18 @@ static double parse_pos(struct emp_cli *cli, const char *opt, const char *arg, i
 	return v;
 }
 
-int emp_cmd_overhead(int argc, char **argv)
+/* The command line: the variants ([0] pure, then the measured ones) and the numbers. */
+struct args {
+	struct variant *var;
+	size_t nvar;
+	double calls, level, vm_cost_s;
+	unsigned long warmup;
+	unsigned boot;
+	uint64_t seed;
+};
+
+static void parse_args(struct emp_cli *cli, int argc, char **argv, struct args *a)
 {
-	struct emp_cli cli = { .command = "overhead", .usage = usage };
 	enum { OPT_PURE = EMP_OPT_FIRST_FREE, OPT_MEASURED, OPT_WARMUP, OPT_CALLS, OPT_LEVEL, OPT_BOOT, OPT_SEED,
 	       OPT_VMCOST };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
@@ -122,116 +131,124 @@ int emp_cmd_overhead(int argc, char **argv)
 		switch (opt) {
 		case OPT_PURE:
 			if (var[0].dir)
-				emp_cli_usage_error(&cli, "--pure given twice");
+				emp_cli_usage_error(cli, "--pure given twice");
 			var[0].dir = optarg;
 			break;
 		case OPT_MEASURED:
 			var[nvar++].dir = optarg;
 			break;
 		case OPT_WARMUP:
-			warmup_d = parse_pos(&cli, "warmup", optarg, 1);
+			warmup_d = parse_pos(cli, "warmup", optarg, 1);
 			break;
 		case OPT_CALLS:
-			calls = parse_pos(&cli, "calls-per-iteration", optarg, 0);
+			calls = parse_pos(cli, "calls-per-iteration", optarg, 0);
 			break;
 		case OPT_LEVEL:
-			level = parse_pos(&cli, "level", optarg, 0);
+			level = parse_pos(cli, "level", optarg, 0);
 			if (level >= 1)
-				emp_cli_usage_error(&cli, "--level=%s: expected a number between 0 and 1", optarg);
+				emp_cli_usage_error(cli, "--level=%s: expected a number between 0 and 1", optarg);
 			break;
 		case OPT_BOOT:
-			boot_d = parse_pos(&cli, "bootstrap", optarg, 0);
+			boot_d = parse_pos(cli, "bootstrap", optarg, 0);
 			break;
 		case OPT_SEED:
-			seed_d = parse_pos(&cli, "seed", optarg, 1);
+			seed_d = parse_pos(cli, "seed", optarg, 1);
 			break;
 		case OPT_VMCOST:
-			vm_cost_s = parse_pos(&cli, "vm-cost", optarg, 1);
+			vm_cost_s = parse_pos(cli, "vm-cost", optarg, 1);
 			break;
 		default:
-			emp_cli_common(&cli, opt, optarg);
+			emp_cli_common(cli, opt, optarg);
 		}
 	}
 	if (nvar > 1) /* operands after --measured DIR are more measured DIRs */
 		for (int i = optind; i < argc; i++)
 			var[nvar++].dir = argv[i];
 	else if (optind < argc)
-		emp_cli_usage_error(&cli, "'%s': a DIR operand needs --measured before it", argv[optind]);
+		emp_cli_usage_error(cli, "'%s': a DIR operand needs --measured before it", argv[optind]);
 	if (!var[0].dir)
-		emp_cli_usage_error(&cli, "--pure DIR is required");
+		emp_cli_usage_error(cli, "--pure DIR is required");
 	if (nvar < 2)
-		emp_cli_usage_error(&cli, "--measured DIR is required");
+		emp_cli_usage_error(cli, "--measured DIR is required");
 	if (warmup_d != floor(warmup_d) || boot_d != floor(boot_d) || boot_d > 1e7 || seed_d != floor(seed_d))
-		emp_cli_usage_error(&cli, "--warmup, --bootstrap and --seed take whole numbers (bootstrap <= 1e7)");
-	unsigned long warmup = (unsigned long)warmup_d;
-	unsigned boot = (unsigned)boot_d;
-	uint64_t seed = (uint64_t)seed_d;
+		emp_cli_usage_error(cli, "--warmup, --bootstrap and --seed take whole numbers (bootstrap <= 1e7)");
+	*a = (struct args){ .var = var, .nvar = nvar, .calls = calls, .level = level, .vm_cost_s = vm_cost_s,
+			    .warmup = (unsigned long)warmup_d, .boot = (unsigned)boot_d, .seed = (uint64_t)seed_d };
+}
 
-	for (size_t i = 0; i < nvar; i++)
-		read_variant(&var[i], warmup);
+/* The table row of variant @v against the pure runs (@v == @pure: no overhead, the intervals NaN). */
+static void add_row(struct emp_table *t, const struct args *a, const struct variant *v, const struct variant *pure)
+{
+	struct emp_stats_kj kj;
+	double grand = emp_stats_mean(v->vm_mean, v->vms);
+	double c = (a->vm_cost_s * 1e9 + (double)a->warmup * grand) / grand;
+	if (emp_stats_kj_summary(v->vm_n, v->vm_mean, v->vm_var, v->vms, c, &kj))
+		emp_die("%s: Kalibera-Jones needs at least one VM", v->dir);
+	double *sorted = emp_xmalloc(v->vms * sizeof(double));
+	memcpy(sorted, v->vm_mean, v->vms * sizeof(double));
+	double median = emp_stats_median(sorted, v->vms);
+	free(sorted);
+	struct emp_stats_ci diff = { NAN, NAN, NAN }, ratio = { NAN, NAN, NAN };
+	if (v != pure && (emp_stats_boot_diff(v->vm_mean, v->vms, pure->vm_mean, pure->vms, a->boot, a->level,
+					      a->seed, &diff) ||
+			  emp_stats_boot_ratio(v->vm_mean, v->vms, pure->vm_mean, pure->vms, a->boot, a->level,
+					       a->seed, &ratio)))
+		emp_die("out of memory (bootstrap)");
+	emp_table_row(t);
+	emp_table_str(t, v->name);
+	emp_table_int(t, (int64_t)v->vms);
+	emp_table_num(t, kj.iters, 1);
+	emp_table_num(t, grand, 1);
+	emp_table_num(t, median, 1);
+	emp_table_num(t, diff.point, 1);
+	emp_table_num(t, diff.lo, 1);
+	emp_table_num(t, diff.hi, 1);
+	emp_table_num(t, ratio.point, 4);
+	emp_table_num(t, ratio.lo, 4);
+	emp_table_num(t, ratio.hi, 4);
+	if (a->calls > 0) {
+		emp_table_num(t, diff.point / a->calls, 2);
+		emp_table_num(t, diff.lo / a->calls, 2);
+		emp_table_num(t, diff.hi / a->calls, 2);
+	}
+	emp_table_num(t, sqrt(kj.within_var), 1);
+	emp_table_num(t, sqrt(kj.between_var), 1);
+	emp_table_num(t, kj.iters_opt, 0);
+}
+
+int emp_cmd_overhead(int argc, char **argv)
+{
+	struct emp_cli cli = { .command = "overhead", .usage = usage };
+	struct args a;
+	parse_args(&cli, argc, argv, &a);
+	for (size_t i = 0; i < a.nvar; i++)
+		read_variant(&a.var[i], a.warmup);
 
 	static const char *const cols[] = { "variant", "vms", "iterations", "mean_ns", "median_ns",
 					    "overhead_ns", "overhead_ns_lo", "overhead_ns_hi", "ratio", "ratio_lo",
 					    "ratio_hi", "per_call_ns", "per_call_ns_lo", "per_call_ns_hi",
 					    "within_sd_ns", "between_sd_ns", "kj_iters" };
-	int ncols = calls > 0 ? 17 : 14;
 	static const char *const cols_nocall[] = { "variant", "vms", "iterations", "mean_ns", "median_ns",
 						   "overhead_ns", "overhead_ns_lo", "overhead_ns_hi", "ratio",
 						   "ratio_lo", "ratio_hi", "within_sd_ns", "between_sd_ns", "kj_iters" };
-	struct emp_table *t = emp_table_new("overhead", "Overhead per iteration (VM means)", ncols,
-					    calls > 0 ? cols : cols_nocall);
-	const struct variant *pure = &var[0];
-	for (size_t i = 0; i < nvar; i++) {
-		struct variant *v = &var[i];
-		struct emp_stats_kj kj;
-		double grand = emp_stats_mean(v->vm_mean, v->vms);
-		double c = (vm_cost_s * 1e9 + (double)warmup * grand) / grand;
-		if (emp_stats_kj_summary(v->vm_n, v->vm_mean, v->vm_var, v->vms, c, &kj))
-			emp_die("%s: Kalibera-Jones needs at least one VM", v->dir);
-		double *sorted = emp_xmalloc(v->vms * sizeof(double));
-		memcpy(sorted, v->vm_mean, v->vms * sizeof(double));
-		double median = emp_stats_median(sorted, v->vms);
-		free(sorted);
-		struct emp_stats_ci diff = { NAN, NAN, NAN }, ratio = { NAN, NAN, NAN };
-		if (i > 0 && (emp_stats_boot_diff(v->vm_mean, v->vms, pure->vm_mean, pure->vms, boot, level, seed,
-						  &diff) ||
-			      emp_stats_boot_ratio(v->vm_mean, v->vms, pure->vm_mean, pure->vms, boot, level, seed,
-						   &ratio)))
-			emp_die("out of memory (bootstrap)");
-		emp_table_row(t);
-		emp_table_str(t, v->name);
-		emp_table_int(t, (int64_t)v->vms);
-		emp_table_num(t, kj.iters, 1);
-		emp_table_num(t, grand, 1);
-		emp_table_num(t, median, 1);
-		emp_table_num(t, diff.point, 1);
-		emp_table_num(t, diff.lo, 1);
-		emp_table_num(t, diff.hi, 1);
-		emp_table_num(t, ratio.point, 4);
-		emp_table_num(t, ratio.lo, 4);
-		emp_table_num(t, ratio.hi, 4);
-		if (calls > 0) {
-			emp_table_num(t, diff.point / calls, 2);
-			emp_table_num(t, diff.lo / calls, 2);
-			emp_table_num(t, diff.hi / calls, 2);
-		}
-		emp_table_num(t, sqrt(kj.within_var), 1);
-		emp_table_num(t, sqrt(kj.between_var), 1);
-		emp_table_num(t, kj.iters_opt, 0);
-	}
+	struct emp_table *t = emp_table_new("overhead", "Overhead per iteration (VM means)", a.calls > 0 ? 17 : 14,
+					    a.calls > 0 ? cols : cols_nocall);
+	const struct variant *pure = &a.var[0];
+	for (size_t i = 0; i < a.nvar; i++)
+		add_row(t, &a, &a.var[i], pure);
 	struct emp_report *r = emp_report_new(cli.format);
 	emp_report_note(r, "pure: %s (%zu VMs); warm-up %lu iterations dropped per run; intervals: %.3g percentile "
 			   "bootstrap over VM means, %u replicates, seed %" PRIu64 "; Kalibera-Jones VM cost %.3g s",
-			pure->dir, pure->vms, warmup, level, boot, seed, vm_cost_s);
+			pure->dir, pure->vms, a.warmup, a.level, a.boot, a.seed, a.vm_cost_s);
 	emp_report_add(r, t);
 	emp_report_print(r, stdout);
 	emp_report_free(r);
-	for (size_t i = 0; i < nvar; i++) {
-		free((char *)var[i].name);
-		free(var[i].vm_mean);
-		free(var[i].vm_var);
-		free(var[i].vm_n);
+	for (size_t i = 0; i < a.nvar; i++) {
+		free((char *)a.var[i].name);
+		free(a.var[i].vm_mean);
+		free(a.var[i].vm_var);
+		free(a.var[i].vm_n);
 	}
-	free(var);
+	free(a.var);
 	return EMP_EXIT_OK;
 }

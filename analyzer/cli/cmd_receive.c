@@ -45,9 +45,15 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-int emp_cmd_receive(int argc, char **argv)
+/* The command line. */
+struct args {
+	const char *out, *bind_addr, *port_file;
+	long port, timeout;      /* timeout -1: wait forever */
+	struct sockaddr_in sa;   /* --bind and --listen */
+};
+
+static void parse_args(struct emp_cli *cli, int argc, char **argv, struct args *a)
 {
-	struct emp_cli cli = { .command = "receive", .usage = usage };
 	enum { OPT_LISTEN = EMP_OPT_FIRST_FREE, OPT_BIND, OPT_PORT_FILE, OPT_TIMEOUT };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
 					      { "listen", required_argument, NULL, OPT_LISTEN },
@@ -55,93 +61,104 @@ int emp_cmd_receive(int argc, char **argv)
 					      { "port-file", required_argument, NULL, OPT_PORT_FILE },
 					      { "timeout", required_argument, NULL, OPT_TIMEOUT },
 					      { 0, 0, 0, 0 } };
-	const char *out = NULL, *bind_addr = "0.0.0.0", *port_file = NULL;
-	long port = -1, timeout = -1;
+	*a = (struct args){ .bind_addr = "0.0.0.0", .port = -1, .timeout = -1 };
 	int opt;
 	char *end;
 	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-		if (emp_cli_common(&cli, opt, optarg))
+		if (emp_cli_common(cli, opt, optarg))
 			continue;
 		switch (opt) {
 		case 'o':
-			out = optarg;
+			a->out = optarg;
 			break;
 		case OPT_LISTEN:
-			port = strtol(optarg, &end, 10);
-			if (*end || end == optarg || port < 0 || port > 65535)
-				emp_cli_usage_error(&cli, "--listen %s: expected a port number 0..65535", optarg);
+			a->port = strtol(optarg, &end, 10);
+			if (*end || end == optarg || a->port < 0 || a->port > 65535)
+				emp_cli_usage_error(cli, "--listen %s: expected a port number 0..65535", optarg);
 			break;
 		case OPT_BIND:
-			bind_addr = optarg;
+			a->bind_addr = optarg;
 			break;
 		case OPT_PORT_FILE:
-			port_file = optarg;
+			a->port_file = optarg;
 			break;
 		case OPT_TIMEOUT:
-			timeout = strtol(optarg, &end, 10);
-			if (*end || end == optarg || timeout < 1 || timeout > 86400)
-				emp_cli_usage_error(&cli, "--timeout %s: expected seconds, 1..86400", optarg);
+			a->timeout = strtol(optarg, &end, 10);
+			if (*end || end == optarg || a->timeout < 1 || a->timeout > 86400)
+				emp_cli_usage_error(cli, "--timeout %s: expected seconds, 1..86400", optarg);
 			break;
 		default:
 			break;
 		}
 	}
-	if (port < 0)
-		emp_cli_usage_error(&cli, "--listen PORT is required");
-	if (!out)
-		emp_cli_usage_error(&cli, "-o FILE is required");
+	if (a->port < 0)
+		emp_cli_usage_error(cli, "--listen PORT is required");
+	if (!a->out)
+		emp_cli_usage_error(cli, "-o FILE is required");
 	if (optind != argc)
-		emp_cli_usage_error(&cli, "unexpected argument '%s'", argv[optind]);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	if (inet_pton(AF_INET, bind_addr, &sa.sin_addr) != 1)
-		emp_cli_usage_error(&cli, "--bind %s: expected an IPv4 address", bind_addr);
+		emp_cli_usage_error(cli, "unexpected argument '%s'", argv[optind]);
+	a->sa = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)a->port) };
+	if (inet_pton(AF_INET, a->bind_addr, &a->sa.sin_addr) != 1)
+		emp_cli_usage_error(cli, "--bind %s: expected an IPv4 address", a->bind_addr);
+}
 
+/* Listen, write --port-file, wait for the agent (at most --timeout).  Return: the connected socket, or -1 after
+ * printing one line. */
+static int accept_agent(struct args *a)
+{
 	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-	socklen_t sl = sizeof(sa);
+	socklen_t sl = sizeof(a->sa);
 	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1) ||
-	    getsockname(ls, (struct sockaddr *)&sa, &sl)) {
-		emp_errorf("cannot listen on %s:%ld: %s", bind_addr, port, strerror(errno));
-		return EMP_EXIT_ERROR;
-	}
-	if (port_file) {
-		FILE *pf = fopen(port_file, "w");
-		if (!pf || fprintf(pf, "%u\n", ntohs(sa.sin_port)) < 0 || fclose(pf)) {
-			emp_errorf("%s: cannot write: %s", port_file, strerror(errno));
+	    bind(ls, (struct sockaddr *)&a->sa, sizeof(a->sa)) || listen(ls, 1) ||
+	    getsockname(ls, (struct sockaddr *)&a->sa, &sl)) {
+		emp_errorf("cannot listen on %s:%ld: %s", a->bind_addr, a->port, strerror(errno));
+		if (ls >= 0)
 			close(ls);
-			return EMP_EXIT_ERROR;
+		return -1;
+	}
+	if (a->port_file) {
+		FILE *pf = fopen(a->port_file, "w");
+		if (!pf || fprintf(pf, "%u\n", ntohs(a->sa.sin_port)) < 0 || fclose(pf)) {
+			emp_errorf("%s: cannot write: %s", a->port_file, strerror(errno));
+			close(ls);
+			return -1;
 		}
 	}
-	fprintf(stderr, "emp-analyze receive: listening on %s:%u\n", bind_addr, ntohs(sa.sin_port));
+	fprintf(stderr, "emp-analyze receive: listening on %s:%u\n", a->bind_addr, ntohs(a->sa.sin_port));
 	struct pollfd pfd = { .fd = ls, .events = POLLIN };
 	int pr;
-	while ((pr = poll(&pfd, 1, timeout > 0 ? (int)timeout * 1000 : -1)) < 0 && errno == EINTR)
+	while ((pr = poll(&pfd, 1, a->timeout > 0 ? (int)a->timeout * 1000 : -1)) < 0 && errno == EINTR)
 		;
 	if (pr == 0) {
-		emp_errorf("no agent connected within %ld s", timeout);
+		emp_errorf("no agent connected within %ld s", a->timeout);
 		close(ls);
-		return EMP_EXIT_ERROR;
+		return -1;
 	}
 	int cs = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
 	close(ls);
-	if (cs < 0) {
+	if (cs < 0)
 		emp_errorf("accept: %s", strerror(errno));
-		return EMP_EXIT_ERROR;
-	}
+	return cs;
+}
+
+/* Copy the stream of @cs into the file @out until the agent closes it (a receive error keeps what came); closes
+ * @cs.  Return: 0 with the byte count in *total, or -1 after printing one line (the file cannot be written). */
+static int store_stream(int cs, const char *out, uint64_t *total)
+{
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		emp_errorf("%s: cannot create: %s", out, strerror(errno));
 		close(cs);
-		return EMP_EXIT_ERROR;
+		return -1;
 	}
 	static char buf[1 << 16];
-	uint64_t total = 0;
+	*total = 0;
 	for (;;) {
 		ssize_t n = read(cs, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			emp_errorf("receiving: %s (keeping the %" PRIu64 " bytes received)", strerror(errno), total);
+			emp_errorf("receiving: %s (keeping the %" PRIu64 " bytes received)", strerror(errno), *total);
 			break;
 		}
 		if (n == 0)
@@ -150,16 +167,28 @@ int emp_cmd_receive(int argc, char **argv)
 			emp_errorf("%s: write error: %s", out, strerror(errno));
 			close(fd);
 			close(cs);
-			return EMP_EXIT_ERROR;
+			return -1;
 		}
-		total += (uint64_t)n;
+		*total += (uint64_t)n;
 	}
 	close(cs);
 	if (close(fd)) {
 		emp_errorf("%s: write error: %s", out, strerror(errno));
-		return EMP_EXIT_ERROR;
+		return -1;
 	}
-	struct emp_dump_reader *r = emp_input_open(&cli.in, out);
+	return 0;
+}
+
+int emp_cmd_receive(int argc, char **argv)
+{
+	struct emp_cli cli = { .command = "receive", .usage = usage };
+	struct args a;
+	parse_args(&cli, argc, argv, &a);
+	int cs = accept_agent(&a);
+	uint64_t total;
+	if (cs < 0 || store_stream(cs, a.out, &total))
+		return EMP_EXIT_ERROR;
+	struct emp_dump_reader *r = emp_input_open(&cli.in, a.out);
 	if (!r)
 		return cli.in.exit_code;
 	emp_dump_reader_drain(r);
@@ -169,7 +198,7 @@ int emp_cmd_receive(int argc, char **argv)
 	static const char *const cols[] = { "file", "bytes", "status" };
 	struct emp_table *t = emp_table_new("received", "Received dump", 3, cols);
 	emp_table_row(t);
-	emp_table_str(t, out);
+	emp_table_str(t, a.out);
 	emp_table_int(t, (int64_t)total);
 	emp_table_str(t, status);
 	struct emp_report *rep = emp_report_new(cli.format);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_top.c - emp-analyze top: the flat profile, per method self and total (inclusive) samples. */
+/* cmd_top.c - emp-analyze top: the flat profile, per method self and total (inclusive) samples, or for traces
+ * self and total traced time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,10 @@ static const char usage[] =
 	"stack; a recursive method counts once per sample) with their share of all samples, sorted by self, then\n"
 	"total.  Pseudo-frames such as [unknown_Java] stand for samples AsyncGetCallTrace could not walk, so the\n"
 	"self column sums to 100 %.  csv: method,self_samples,total_samples,self_pct,total_pct.\n"
+	"Trace dumps (traced calls, no samples) are weighed by traced time instead: self_ns (the method's time\n"
+	"minus its callees', as in `calls`), total_ns (inclusive; a recursive method counts its outermost calls\n"
+	"only) and their share of all traced time (the roots' calls, summed over threads), plus calls.\n"
+	"csv: method,self_ns,total_ns,self_pct,total_pct,calls (integer ns).\n"
 	"\n"
 	"  --limit=N         the first N methods (default 30 in text, all in csv/json; 0 = all)\n"
 	"  --format=F        text (default), csv or json\n"
@@ -24,22 +29,24 @@ static const char usage[] =
 
 struct flat {
 	uint32_t gid;
-	uint64_t self, total;
+	uint64_t self, total, calls;
 };
 
 struct flat_ctx {
 	struct flat *rows;  /* by gid */
 	uint32_t *on_path;  /* by gid: occurrences on the current root path */
+	enum emp_cct_weight w;
 };
 
-/* Depth-first with enter/exit, so that a method's total counts each sample once even under recursion: a node
- * adds its total only when no ancestor has the same method. */
+/* Depth-first with enter/exit, so that a method's total counts each sample (each outermost call) once even under
+ * recursion: a node adds its total only when no ancestor has the same method. */
 static void accumulate(struct flat_ctx *c, const struct emp_cct_node *n)
 {
 	struct flat *f = &c->rows[n->gid];
-	f->self += n->self_samples;
+	f->self += emp_cct_self(n, c->w);
+	f->calls += n->calls;
 	if (!c->on_path[n->gid])
-		f->total += n->total_samples;
+		f->total += emp_cct_total(n, c->w);
 	c->on_path[n->gid]++;
 	for (const struct emp_cct_node *ch = n->first_child; ch; ch = ch->next_sibling)
 		accumulate(c, ch);
@@ -88,7 +95,8 @@ int emp_cmd_top(int argc, char **argv)
 	emp_report_notes(rep, &p.notes);
 
 	uint32_t nsym = emp_symtab_count(p.st);
-	struct flat_ctx c = { emp_xcalloc(nsym + 1, sizeof(*c.rows)), emp_xcalloc(nsym + 1, sizeof(*c.on_path)) };
+	const enum emp_cct_weight w = emp_profile_weight(&p);
+	struct flat_ctx c = { emp_xcalloc(nsym + 1, sizeof(*c.rows)), emp_xcalloc(nsym + 1, sizeof(*c.on_path)), w };
 	for (uint32_t g = 0; g < nsym; g++)
 		c.rows[g].gid = g;
 	for (const struct emp_cct_node *ch = emp_cct_root(p.cct)->first_child; ch; ch = ch->next_sibling)
@@ -97,9 +105,11 @@ int emp_cmd_top(int argc, char **argv)
 	sort_po = &po;
 	qsort(c.rows, nsym, sizeof(*c.rows), cmp_flat);
 
-	uint64_t all = emp_cct_root(p.cct)->total_samples;
+	uint64_t all = emp_cct_total(emp_cct_root(p.cct), w);
 	static const char *const cols[] = { "method", "self_samples", "total_samples", "self_pct", "total_pct" };
-	struct emp_table *t = emp_table_new("top", "Flat profile", 5, cols);
+	static const char *const cols_ns[] = { "method", "self_ns", "total_ns", "self_pct", "total_pct", "calls" };
+	struct emp_table *t = w == EMP_CCT_NS ? emp_table_new("top", "Flat profile (traced time)", 6, cols_ns)
+					      : emp_table_new("top", "Flat profile", 5, cols);
 	long shown = 0;
 	for (uint32_t i = 0; i < nsym && (!limit || shown < limit); i++) {
 		const struct flat *f = &c.rows[i];
@@ -111,9 +121,15 @@ int emp_cmd_top(int argc, char **argv)
 		emp_table_int(t, (int64_t)f->total);
 		emp_table_num(t, all ? 100.0 * (double)f->self / (double)all : 0, 2);
 		emp_table_num(t, all ? 100.0 * (double)f->total / (double)all : 0, 2);
+		if (w == EMP_CCT_NS)
+			emp_table_int(t, (int64_t)f->calls);
 		shown++;
 	}
-	emp_report_note(rep, "%llu samples in the profile", (unsigned long long)all);
+	if (w == EMP_CCT_NS)
+		emp_report_note(rep, "%llu ns of traced time in the profile (%.3f s, the root calls of every thread)",
+				(unsigned long long)all, (double)all / 1e9);
+	else
+		emp_report_note(rep, "%llu samples in the profile", (unsigned long long)all);
 	emp_report_add(rep, t);
 	emp_report_print(rep, stdout);
 	emp_report_free(rep);

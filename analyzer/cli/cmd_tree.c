@@ -16,12 +16,13 @@ static const char usage[] =
 	"\n"
 	"The calling-context tree of the samples in the dumps (several dumps add up, frames merged by name): per\n"
 	"call path its inclusive (total) and self sample counts and their share of all samples, children sorted by\n"
-	"total; with trace events (mode=trace) also calls and inclusive/self time, children sorted by time.  Text\n"
-	"output indents by depth; csv and json have a `path` column (frames joined by ';', escaped as in\n"
-	"`collapsed`).\n"
+	"total; with trace events (mode=trace) also calls and inclusive/self time, children sorted by time (a\n"
+	"trace dump, without samples: calls, total and self time with their share of the traced time, the root\n"
+	"calls' time summed over threads).  Text output indents by depth; csv and json have a `path` column (frames\n"
+	"joined by ';', escaped as in `collapsed`) and times in integer ns.\n"
 	"\n"
-	"  --min-pct=P       leave out paths with less than P % of all samples and of the traced time\n"
-	"                    (default 0.1)\n"
+	"  --min-pct=P       leave out paths with less than P % of all samples and less than P % of the traced\n"
+	"                    time (default 0.1)\n"
 	"  --format=F        text (default), csv or json\n"
 	"  --allow-truncated a truncated dump is not an error\n" EMP_PROFILE_USAGE;
 
@@ -33,7 +34,8 @@ struct tree_ctx {
 	double min_samples;
 	double min_ns;
 	uint64_t all;
-	int traced;
+	uint64_t all_ns;        /* the traced time (the root calls') */
+	int traced;             /* the tree holds traced calls */
 	uint32_t *path;
 };
 
@@ -45,7 +47,11 @@ static double pct(uint64_t part, uint64_t whole)
 static int visit(struct emp_cct_node *n, void *arg)
 {
 	struct tree_ctx *c = arg;
-	if ((double)n->total_samples < c->min_samples && (!c->traced || (double)n->total_ns < c->min_ns))
+	/* kept when it reaches --min-pct of the samples or of the traced time (a profile without samples: of the
+	 * traced time only) */
+	int keep = (c->all && (double)n->total_samples >= c->min_samples) ||
+		   (c->traced && (double)n->total_ns >= c->min_ns);
+	if (!keep)
 		return 1;
 	const char *name = emp_profile_name(c->p, c->po, n->gid);
 	emp_table_row(c->t);
@@ -57,11 +63,19 @@ static int visit(struct emp_cct_node *n, void *arg)
 			emp_die("out of memory");
 		fprintf(m, "%*s%s", (int)(2 * (n->depth - 1)), "", name);
 		fclose(m);
-		emp_table_int(c->t, (int64_t)n->total_samples);
-		emp_table_num(c->t, pct(n->total_samples, c->all), 2);
-		emp_table_int(c->t, (int64_t)n->self_samples);
-		emp_table_num(c->t, pct(n->self_samples, c->all), 2);
-		if (c->traced) {
+		if (!c->all) { /* traced calls only: their time and its share */
+			emp_table_int(c->t, (int64_t)n->calls);
+			emp_table_num(c->t, (double)n->total_ns / 1e6, 3);
+			emp_table_num(c->t, pct(n->total_ns, c->all_ns), 2);
+			emp_table_num(c->t, (double)n->self_ns / 1e6, 3);
+			emp_table_num(c->t, pct(n->self_ns, c->all_ns), 2);
+		} else {
+			emp_table_int(c->t, (int64_t)n->total_samples);
+			emp_table_num(c->t, pct(n->total_samples, c->all), 2);
+			emp_table_int(c->t, (int64_t)n->self_samples);
+			emp_table_num(c->t, pct(n->self_samples, c->all), 2);
+		}
+		if (c->traced && c->all) {
 			emp_table_int(c->t, (int64_t)n->calls);
 			emp_table_num(c->t, (double)n->total_ns / 1e6, 3);
 			emp_table_num(c->t, (double)n->self_ns / 1e6, 3);
@@ -126,24 +140,28 @@ int emp_cmd_tree(int argc, char **argv)
 
 	struct tree_ctx c = { .p = &p, .po = &po, .fmt = cli.format, .all = emp_cct_root(p.cct)->total_samples };
 	c.min_samples = min_pct / 100.0 * (double)c.all;
-	double all_ns = 0;
-	for (const struct emp_cct_node *ch = emp_cct_root(p.cct)->first_child; ch; ch = ch->next_sibling) {
-		all_ns += (double)ch->total_ns;
+	for (const struct emp_cct_node *ch = emp_cct_root(p.cct)->first_child; ch; ch = ch->next_sibling)
 		c.traced |= ch->calls != 0;
-	}
-	c.min_ns = min_pct / 100.0 * all_ns;
+	c.all_ns = emp_cct_root(p.cct)->total_ns;
+	c.min_ns = min_pct / 100.0 * (double)c.all_ns;
 	static const char *const text_cols[] = { "total", "total%", "self", "self%", "calls", "total_ms", "self_ms",
 						 "method" };
 	static const char *const text_cols_samples[] = { "total", "total%", "self", "self%", "method" };
+	static const char *const text_cols_time[] = { "calls", "total_ms", "total%", "self_ms", "self%", "method" };
 	static const char *const cols[] = { "path", "depth", "method", "total_samples", "total_pct", "self_samples",
 					    "self_pct", "calls", "total_ns", "self_ns" };
-	if (cli.format == EMP_FMT_TEXT)
+	if (cli.format == EMP_FMT_TEXT && c.traced && !c.all)
+		c.t = emp_table_new("tree", "Calling-context tree (traced time)", 6, text_cols_time);
+	else if (cli.format == EMP_FMT_TEXT)
 		c.t = c.traced ? emp_table_new("tree", "Calling-context tree", 8, text_cols)
 			       : emp_table_new("tree", "Calling-context tree", 5, text_cols_samples);
 	else
 		c.t = emp_table_new("tree", "Calling-context tree", c.traced ? 10 : 7, cols);
 	c.path = emp_xmalloc(EMP_MAX_FRAMES * sizeof(*c.path));
-	if (min_pct > 0)
+	if (min_pct > 0 && c.traced && !c.all)
+		emp_report_note(rep, "paths under %.2f %% of the traced time (%.3f ms) are left out (--min-pct)", min_pct,
+				(double)c.all_ns / 1e6);
+	else if (min_pct > 0)
 		emp_report_note(rep, "paths under %.2f %% of %llu samples%s are left out (--min-pct)", min_pct,
 				(unsigned long long)c.all, c.traced ? " and of the traced time" : "");
 	emp_cct_walk(p.cct, c.traced ? emp_cct_cmp_time : emp_cct_cmp_samples, visit, &c);

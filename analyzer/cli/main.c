@@ -2,7 +2,10 @@
 /* main.c - emp-analyze: dispatch to the commands of commands.h. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -31,9 +34,24 @@ static void usage(FILE *out)
 	fprintf(out, "usage: emp-analyze COMMAND [OPTIONS] FILE...\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nEvery command takes --format=text|csv|json and --help.\n"
+	fprintf(out, "\nEvery command takes --format=text|csv|json and --help.  Text tables on a terminal fit its width\n"
+		     "(long names elided in the middle: head...tail); --wide prints them whole.\n"
 		     "Exit status: 0 ok, 1 unreadable or corrupt input, 2 bad command line, 3 an input dump was\n"
 		     "truncated (the report covers what it holds; --allow-truncated makes that 0).\n");
+}
+
+/* The width text tables fit: the terminal's when stdout is one (its size, else $COLUMNS), 0 (no limit)
+ * otherwise, so what goes to a file or a pipe is whole. */
+static unsigned terminal_width(void)
+{
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	struct winsize ws;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 0)
+		return ws.ws_col;
+	const char *c = getenv("COLUMNS");
+	long n = c ? strtol(c, NULL, 10) : 0;
+	return n > 0 && n < 100000 ? (unsigned)n : 0;
 }
 
 int main(int argc, char **argv)
@@ -51,6 +69,7 @@ int main(int argc, char **argv)
 		return EMP_EXIT_OK;
 	}
 	opterr = 0; /* cli.c prints one line of its own for a bad option */
+	emp_output_set_text_width(terminal_width());
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			emp_cli_argv = argv + 1;

@@ -170,6 +170,21 @@ int emp_cct_cmp_time(const void *a, const void *b)
 	return cmp_gid(x, y);
 }
 
+uint64_t emp_cct_total(const struct emp_cct_node *n, enum emp_cct_weight w)
+{
+	return w == EMP_CCT_NS ? n->total_ns : n->total_samples;
+}
+
+uint64_t emp_cct_self(const struct emp_cct_node *n, enum emp_cct_weight w)
+{
+	return w == EMP_CCT_NS ? n->self_ns : n->self_samples;
+}
+
+int (*emp_cct_cmp(enum emp_cct_weight w))(const void *, const void *)
+{
+	return w == EMP_CCT_NS ? emp_cct_cmp_time : emp_cct_cmp_samples;
+}
+
 size_t emp_cct_children(const struct emp_cct_node *n, struct emp_cct_node ***out,
 			int (*cmp)(const void *, const void *))
 {

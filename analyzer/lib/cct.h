@@ -10,7 +10,7 @@
  *
  * Nodes never move once created (they live in fixed-size blocks), so a node pointer stays valid until the tree
  * is freed.  The root has no symbol (gid EMP_CCT_NO_SYMBOL) and depth 0; its total_samples is the number of
- * samples added.  Not thread-safe.
+ * samples added, its total_ns the traced time of the root calls (trace.h).  Not thread-safe.
  */
 #ifndef EMP_CCT_H
 #define EMP_CCT_H
@@ -60,6 +60,13 @@ uint32_t emp_cct_path(const struct emp_cct_node *n, uint32_t *gids, uint32_t max
  * is deterministic. */
 int emp_cct_cmp_samples(const void *a, const void *b); /* total_samples */
 int emp_cct_cmp_time(const void *a, const void *b);    /* total_ns, then calls */
+
+/* What a view weighs a node by: samples (total_samples, self_samples) or traced time (total_ns, self_ns). */
+enum emp_cct_weight { EMP_CCT_SAMPLES, EMP_CCT_NS };
+uint64_t emp_cct_total(const struct emp_cct_node *n, enum emp_cct_weight w);
+uint64_t emp_cct_self(const struct emp_cct_node *n, enum emp_cct_weight w);
+/* The order of @w: emp_cct_cmp_samples or emp_cct_cmp_time. */
+int (*emp_cct_cmp(enum emp_cct_weight w))(const void *, const void *);
 
 /* emp_cct_children - the children of @n in @cmp order (qsort comparator over struct emp_cct_node *const *; NULL
  * keeps creation order).  Return: their number; *out is malloc'ed (free it), NULL when there are none. */

@@ -37,6 +37,11 @@ const char *emp_profile_name(const struct emp_profile *p, const struct emp_profi
 	return emp_symtab_name(p->st, gid, po->with_desc);
 }
 
+enum emp_cct_weight emp_profile_weight(const struct emp_profile *p)
+{
+	return !p->samples && emp_cct_root(p->cct)->total_ns ? EMP_CCT_NS : EMP_CCT_SAMPLES;
+}
+
 /* Does @s match one of the comma-separated globs of @list? */
 static int match_list(const char *list, const char *s)
 {

@@ -60,6 +60,10 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 		      int n);
 void emp_profile_free(struct emp_profile *p);
 
+/* emp_profile_weight - what the views weigh frames by: samples, or traced time (EMP_CCT_NS) when the profile holds
+ * traced calls and no sample (trace dumps; a sample dump's iteration markers do not turn it into one). */
+enum emp_cct_weight emp_profile_weight(const struct emp_profile *p);
+
 /* Display name of @gid in the profile's naming (with or without descriptor). */
 const char *emp_profile_name(const struct emp_profile *p, const struct emp_profile_opts *po, uint32_t gid);
 

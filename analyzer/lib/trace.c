@@ -183,6 +183,11 @@ void emp_trace_finish(struct emp_trace *t)
 
 /* ---- calling-context tree ------------------------------------------------------------------------------------ */
 
+uint64_t emp_trace_ns(const struct emp_dump_reader *r, uint64_t ticks)
+{
+	return (uint64_t)(emp_dump_ticks_to_ns(r, (double)ticks) + 0.5);
+}
+
 static void cct_enter(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent)
 {
 	struct emp_trace_cct *x = arg;
@@ -192,14 +197,16 @@ static void cct_enter(void *arg, struct emp_trace_call *c, const struct emp_trac
 
 static void cct_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
 {
-	(void)parent;
 	struct emp_trace_cct *x = arg;
 	struct emp_cct_node *n = c->user;
 	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
 	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
+	uint64_t ns = emp_trace_ns(x->r, dur);
 	n->calls++;
-	n->total_ns += (uint64_t)(emp_dump_ticks_to_ns(x->r, (double)dur) + 0.5);
-	n->self_ns += (uint64_t)(emp_dump_ticks_to_ns(x->r, (double)self) + 0.5);
+	n->total_ns += ns;
+	n->self_ns += emp_trace_ns(x->r, self);
+	if (!parent)
+		emp_cct_root(x->cct)->total_ns += ns;
 }
 
 const struct emp_trace_ops emp_trace_cct_ops = { .on_enter = cct_enter, .on_call = cct_call };

@@ -70,7 +70,13 @@ const struct emp_trace_stats *emp_trace_stats(const struct emp_trace *t);
 /* Number of violations of every kind (eoi, ess, time, exits without entry). */
 uint64_t emp_trace_violations(const struct emp_trace_stats *s);
 
-/* emp_trace_cct_ops - ops that fold calls into a calling-context tree: arg is a struct emp_trace_cct. */
+/* emp_trace_ns - @ticks of @r's clock as ns, rounded to the nearest.  Every traced time the views show (calls,
+ * tree, top, collapsed, flame) is a sum of these per-call values, so they agree to the ns. */
+uint64_t emp_trace_ns(const struct emp_dump_reader *r, uint64_t ticks);
+
+/* emp_trace_cct_ops - ops that fold calls into a calling-context tree: arg is a struct emp_trace_cct.  A call adds
+ * 1 to its node's calls, its duration to total_ns and its duration minus its callees' to self_ns (emp_trace_ns
+ * each); a root call (no caller) adds its duration to the tree root's total_ns too, so that is the traced time. */
 struct emp_trace_cct {
 	struct emp_cct *cct;
 	struct emp_symtab_map *map; /* local ids of the dump being fed -> global symbol ids */

@@ -43,16 +43,17 @@ struct layout {
 	FILE *out;
 	const struct emp_symtab *st;
 	const struct emp_flame_opts *o;
-	double root;      /* samples of the root */
+	double root;      /* weight of the root */
+	enum emp_cct_weight w;
 	double min_frac;  /* narrower frames are left out */
 	unsigned width, height;
 };
 
-static uint32_t max_depth(const struct emp_cct *c)
+static uint32_t max_depth(const struct emp_cct *c, enum emp_cct_weight w)
 {
 	uint32_t d = 0;
 	for (uint32_t id = 0; id < emp_cct_size(c); id++)
-		if (emp_cct_node(c, id)->depth > d && emp_cct_node(c, id)->total_samples)
+		if (emp_cct_node(c, id)->depth > d && emp_cct_total(emp_cct_node(c, id), w))
 			d = emp_cct_node(c, id)->depth;
 	return d;
 }
@@ -95,7 +96,7 @@ static void label(FILE *out, const char *name, double px)
 
 static void frame(struct layout *l, const struct emp_cct_node *n, double x)
 {
-	double w = (double)n->total_samples / l->root;
+	double w = (double)emp_cct_total(n, l->w) / l->root;
 	if (w < l->min_frac)
 		return;
 	const struct emp_sym *s = emp_symtab_get(l->st, n->gid);
@@ -106,18 +107,18 @@ static void frame(struct layout *l, const struct emp_cct_node *n, double x)
 	color(s, fill, sizeof(fill));
 	fprintf(l->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\"><title>", x, w, n->depth);
 	emp_xml_escape(l->out, name);
-	fprintf(l->out, " (%llu samples, %.2f%%)</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"%u\" fill=\"%s\" "
+	fprintf(l->out, " (%llu %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"%u\" fill=\"%s\" "
 			"rx=\"2\"/><text x=\"%.1f\" y=\"%u\">",
-		(unsigned long long)n->total_samples, 100.0 * w, px, y, pw > 0.5 ? pw - 0.5 : pw, FRAME_H - 1, fill,
-		px + 3, y + FRAME_H - 4);
+		(unsigned long long)emp_cct_total(n, l->w), l->w == EMP_CCT_NS ? "ns" : "samples", 100.0 * w, px, y,
+		pw > 0.5 ? pw - 0.5 : pw, FRAME_H - 1, fill, px + 3, y + FRAME_H - 4);
 	label(l->out, name, pw);
 	fputs("</text></g>\n", l->out);
 	struct emp_cct_node **kids;
-	size_t k = emp_cct_children(n, &kids, emp_cct_cmp_samples);
+	size_t k = emp_cct_children(n, &kids, emp_cct_cmp(l->w));
 	double cx = x;
 	for (size_t i = 0; i < k; i++) {
 		frame(l, kids[i], cx);
-		cx += (double)kids[i]->total_samples / l->root;
+		cx += (double)emp_cct_total(kids[i], l->w) / l->root;
 	}
 	free(kids);
 }
@@ -132,7 +133,7 @@ static const char script[] =
 	"  for (var i = 0; i < gs.length; i++) {\n"
 	"    var g = gs[i], t = g.querySelector('title').textContent;\n"
 	"    var f = { g: g, x: +g.getAttribute('data-x'), w: +g.getAttribute('data-w'),\n"
-	"              d: +g.getAttribute('data-d'), name: t.replace(/ \\([0-9]+ samples, [0-9.]+%\\)$/, ''),\n"
+	"              d: +g.getAttribute('data-d'), name: t.replace(/ \\([0-9]+ (samples|ns), [0-9.]+%\\)$/, ''),\n"
 	"              rect: g.querySelector('rect'), text: g.querySelector('text'), tip: t };\n"
 	"    f.fill = f.rect.getAttribute('fill');\n"
 	"    g.onclick = zoomer(f);\n"
@@ -198,11 +199,11 @@ static const char script[] =
 
 int emp_flame_write(FILE *out, struct emp_cct *c, const struct emp_symtab *st, const struct emp_flame_opts *o)
 {
-	struct layout l = { .out = out, .st = st, .o = o, .width = o->width ? o->width : 1200 };
+	struct layout l = { .out = out, .st = st, .o = o, .width = o->width ? o->width : 1200, .w = o->weight };
 	struct emp_cct_node *root = emp_cct_root(c);
-	l.root = root->total_samples ? (double)root->total_samples : 1;
+	l.root = emp_cct_total(root, l.w) ? (double)emp_cct_total(root, l.w) : 1;
 	l.min_frac = 0.1 / (double)(l.width - 2 * PAD);
-	l.height = TOP + BOTTOM + (max_depth(c) + 1) * FRAME_H;
+	l.height = TOP + BOTTOM + (max_depth(c, l.w) + 1) * FRAME_H;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		     "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
 		     "viewBox=\"0 0 %u %u\" onload=\"init()\">\n",
@@ -231,11 +232,11 @@ int emp_flame_write(FILE *out, struct emp_cct *c, const struct emp_symtab *st, c
 		l.height - 6);
 	fprintf(out, "<text id=\"details\" x=\"%u\" y=\"%u\"> </text>\n<g id=\"frames\">\n", PAD, l.height - 6);
 	struct emp_cct_node **kids;
-	size_t k = emp_cct_children(root, &kids, emp_cct_cmp_samples);
+	size_t k = emp_cct_children(root, &kids, emp_cct_cmp(l.w));
 	double x = 0;
 	for (size_t i = 0; i < k; i++) {
 		frame(&l, kids[i], x);
-		x += (double)kids[i]->total_samples / l.root;
+		x += (double)emp_cct_total(kids[i], l.w) / l.root;
 	}
 	free(kids);
 	fputs("</g>\n</svg>\n", out);

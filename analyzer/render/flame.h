@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* flame.h - a calling-context tree as a self-contained interactive flame graph (one SVG file, no network):
- * frame widths proportional to inclusive samples, root at the bottom, <title> tooltips "name (N samples, P %)",
+ * frame widths proportional to inclusive samples (or inclusive traced time), root at the bottom, <title> tooltips
+ * "name (N samples, P %)" (or "name (N ns, P %)"),
  * click to zoom, Ctrl-F / "Search" to highlight frames matching a regular expression with the share they cover,
  * "Reset zoom".  Names are XML-escaped.  Colours: Java frames green, native frames orange, pseudo-frames
  * (sampling failures) grey. */
@@ -17,10 +18,11 @@ struct emp_flame_opts {
 	const char *subtitle;  /* one line under the title (e.g. engine and rate); escaped; may be NULL */
 	int with_desc;         /* Java names with descriptors */
 	unsigned width;        /* pixels; 0 = 1200 */
+	enum emp_cct_weight weight; /* samples (default) or traced time */
 };
 
 /* emp_flame_write - write the SVG for @c (names from @st) to @out.  Frames narrower than 0.1 px are left out
- * (their samples still count in their parents).  Return: 0, or -1 when writing failed. */
+ * (their weight still counts in their parents).  Return: 0, or -1 when writing failed. */
 int emp_flame_write(FILE *out, struct emp_cct *c, const struct emp_symtab *st, const struct emp_flame_opts *o);
 
 /* emp_xml_escape - @s with & < > " ' as entities and control characters as '?'. */

@@ -30,9 +30,17 @@ struct emp_table {
 
 struct emp_report {
 	enum emp_format fmt;
+	unsigned width;     /* text: the width tables fit, 0 = none */
 	struct emp_table *first, *last;
 	struct emp_notes notes;
 };
+
+static unsigned text_width;
+
+void emp_output_set_text_width(unsigned cols)
+{
+	text_width = cols;
+}
 
 int emp_format_parse(const char *s, enum emp_format *f)
 {
@@ -126,6 +134,7 @@ struct emp_report *emp_report_new(enum emp_format fmt)
 {
 	struct emp_report *r = emp_xcalloc(1, sizeof(*r));
 	r->fmt = fmt;
+	r->width = text_width;
 	return r;
 }
 
@@ -220,6 +229,43 @@ static void cell_text(const struct cell *c, int full, char *buf, size_t len)
 	}
 }
 
+/* Narrow the string columns of @t (widths @w) until a row fits @width: one column at a time, the widest first,
+ * none below EMP_TEXT_MIN_COL or its header. */
+static void fit_width(const struct emp_table *t, size_t *w, unsigned width)
+{
+	size_t total = 2 * (size_t)(t->ncols - 1);
+	for (int c = 0; c < t->ncols; c++)
+		total += w[c];
+	for (; total > width; total--) {
+		int widest = -1;
+		for (int c = 0; c < t->ncols; c++) {
+			size_t min = strlen(t->cols[c]) > EMP_TEXT_MIN_COL ? strlen(t->cols[c]) : EMP_TEXT_MIN_COL;
+			int is_str = t->rows && t->cells[(size_t)c].type == EMP_CELL_STR;
+			if (is_str && w[c] > min && (widest < 0 || w[c] > w[widest]))
+				widest = c;
+		}
+		if (widest < 0)
+			return;
+		w[widest]--;
+	}
+}
+
+/* Shorten @s (in place) to @width bytes when longer: head "..." tail, the tail twice as long as the head (it holds
+ * the method name), no UTF-8 sequence cut. */
+static void elide(char *s, size_t width)
+{
+	size_t n = strlen(s);
+	if (n <= width || width < 5)
+		return;
+	size_t head = (width - 3) / 3, tail = n - (width - 3 - head);
+	while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80)
+		head--;
+	while (tail < n && ((unsigned char)s[tail] & 0xc0) == 0x80)
+		tail++;
+	memcpy(s + head, "...", 3);
+	memmove(s + head + 3, s + tail, n - tail + 1);
+}
+
 static void print_text(const struct emp_report *r, FILE *out)
 {
 	for (size_t i = 0; i < r->notes.n; i++)
@@ -235,6 +281,8 @@ static void print_text(const struct emp_report *r, FILE *out)
 			if (n > w[i % (size_t)t->ncols])
 				w[i % (size_t)t->ncols] = n;
 		}
+		if (r->width)
+			fit_width(t, w, r->width);
 		if (r->notes.n || t != r->first)
 			fputc('\n', out);
 		if (*t->title)
@@ -246,6 +294,7 @@ static void print_text(const struct emp_report *r, FILE *out)
 			for (int c = 0; c < t->ncols; c++) {
 				const struct cell *cl = &t->cells[row * (size_t)t->ncols + (size_t)c];
 				cell_text(cl, 0, buf, sizeof(buf));
+				elide(buf, w[c]);
 				int right = cl->type != EMP_CELL_STR;
 				int width = c == t->ncols - 1 && !right ? 0 : (int)w[c];
 				fprintf(out, right ? "%s%*s" : "%s%-*s", c ? "  " : "", width, buf);

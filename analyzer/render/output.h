@@ -3,7 +3,11 @@
  *
  * A report is a set of tables.  text: aligned columns under a title; csv: RFC 4180 (a header line per table, and
  * with several tables a leading "table" column naming each row's table); json: {"tables":{"name":[{col:value}]}}.
- * Numbers keep full precision in csv/json and are rounded for text only. */
+ * Numbers keep full precision in csv/json and are rounded for text only.
+ *
+ * Text tables fit a width when one is set (emp_output_set_text_width: the terminal's): when a table's rows would be
+ * wider, its string columns wider than EMP_TEXT_MIN_COL are narrowed, the widest first, and a longer string is
+ * elided in the middle, "head...tail" (the tail keeps the method name).  csv and json are never elided. */
 #ifndef EMP_OUTPUT_H
 #define EMP_OUTPUT_H
 
@@ -13,6 +17,11 @@
 struct emp_notes;
 
 enum emp_format { EMP_FMT_TEXT, EMP_FMT_CSV, EMP_FMT_JSON };
+
+/* emp_output_set_text_width - the width (columns) text tables of reports created from now on fit; 0 (the default)
+ * prints every string whole.  emp-analyze sets it once, before a command runs. */
+void emp_output_set_text_width(unsigned cols);
+#define EMP_TEXT_MIN_COL 24
 
 /* Parse "text", "csv" or "json".  Return: 0 or -1. */
 int emp_format_parse(const char *s, enum emp_format *f);

@@ -295,3 +295,55 @@ Test(output, too_many_cells_is_an_internal_error, .exit_code = 1)
 	emp_table_int(t, 1);
 	emp_table_int(t, 2);
 }
+
+/* A table with a long name in a middle column and a long path in the last one: (path, n, method). */
+static struct emp_table *table_long(void)
+{
+	static const char *const cols[] = { "method", "n", "path" };
+	struct emp_table *t = emp_table_new("t", "Title", 3, cols);
+	emp_table_row(t);
+	emp_table_str(t, "org.example.deeply.nested.pkg.Klass.method"); /* 42 bytes */
+	emp_table_int(t, 7);
+	emp_table_str(t, "a;b");
+	emp_table_row(t);
+	emp_table_str(t, "X.y");
+	emp_table_int(t, 12);
+	emp_table_str(t, "org.example.Main.main;org.example.Service.handleRequest"); /* 55 bytes */
+	return t;
+}
+
+Test(output, text_fits_the_width_eliding_names_in_the_middle)
+{
+	/* whole: 42 + 2 + 2 + 2 + 55 = 103 columns, 43 too many for 60: the widest string column narrows one column
+	 * at a time, path first (55 -> 42), then both by turns (method first on a tie) down to 27 and 27:
+	 * 27 + 2 + 2 + 2 + 27 = 60.  An elided string keeps (27 - 3) / 3 = 8 bytes before "..." and 16 after. */
+	emp_output_set_text_width(60);
+	check(EMP_FMT_TEXT, table_long(), NULL,
+	      "Title\n"
+	      "method                       n   path\n"
+	      "org.exam...pkg.Klass.method   7  a;b\n"
+	      "X.y                          12  org.exam...ce.handleRequest\n");
+	emp_output_set_text_width(0);
+}
+
+Test(output, text_width_never_narrows_below_the_minimum)
+{
+	/* 20 is out of reach: both string columns stop at EMP_TEXT_MIN_COL (24): 7 + "..." + 14 */
+	emp_output_set_text_width(20);
+	check(EMP_FMT_TEXT, table_long(), NULL,
+	      "Title\n"
+	      "method                    n   path\n"
+	      "org.exa...g.Klass.method   7  a;b\n"
+	      "X.y                       12  org.exa....handleRequest\n");
+	emp_output_set_text_width(0);
+}
+
+Test(output, csv_is_never_elided)
+{
+	emp_output_set_text_width(20);
+	check(EMP_FMT_CSV, table_long(), NULL,
+	      "method,n,path\n"
+	      "org.example.deeply.nested.pkg.Klass.method,7,a;b\n"
+	      "X.y,12,org.example.Main.main;org.example.Service.handleRequest\n");
+	emp_output_set_text_width(0);
+}
