@@ -140,3 +140,132 @@ out:
 	fclose(f);
 	return rc;
 }
+
+/* The index of column @name in the comma-separated header @line, or -1. */
+static int column(const char *line, const char *name)
+{
+	size_t nl = strlen(name);
+	int i = 0;
+	for (const char *p = line;; i++) {
+		size_t n = strcspn(p, ",\r\n");
+		if (n == nl && !strncmp(p, name, nl))
+			return i;
+		if (p[n] != ',')
+			return -1;
+		p += n + 1;
+	}
+}
+
+struct run_row {
+	unsigned long vm, attempt;
+	long exit;
+	double ns;
+};
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct run_row *x = a, *y = b;
+	return x->vm < y->vm ? -1 : x->vm > y->vm;
+}
+
+int emp_timings_runs(const char *dir, enum emp_timings_run_time which, char ***labels, double **ns)
+{
+	*labels = NULL;
+	*ns = NULL;
+	char *real = realpath(dir, NULL), *manifest = NULL;
+	if (!real) {
+		emp_errorf("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* EXP/<mode>/<version>: cut the last two components */
+	char *version = strrchr(real, '/');
+	*version++ = 0;
+	char *mode = strrchr(real, '/');
+	int rc = 0;
+	if (!mode || !*version)
+		goto out;
+	*mode++ = 0;
+	if (asprintf(&manifest, "%s/runs.csv", real) < 0)
+		emp_die("out of memory");
+	FILE *f = fopen(manifest, "r");
+	if (!f) {
+		if (errno != ENOENT) {
+			emp_errorf("%s: %s", manifest, strerror(errno));
+			rc = -1;
+		}
+		goto out;
+	}
+	rc = -1;
+	char *line = NULL;
+	size_t cap = 0, lineno = 0, n = 0;
+	struct run_row *rows = NULL;
+	int col[7] = { -1, -1, -1, -1, -1, -1, -1 }, ncol = 0;
+	static const char *const names[7] = { "mode", "version", "vm", "attempt", "exit", "cpu_s", "elapsed_s" };
+	while (getline(&line, &cap, f) > 0) {
+		lineno++;
+		if (lineno == 1) {
+			for (int i = 0; i < 7; i++)
+				if ((col[i] = column(line, names[i])) < 0) {
+					emp_errorf("%s:1: no column '%s' (not an emp-run manifest)", manifest, names[i]);
+					goto done;
+				}
+			for (const char *p = line; *p; p++)
+				ncol += *p == ',';
+			ncol++;
+			continue;
+		}
+		char *field[64], *save = NULL;
+		int nf = 0;
+		for (char *t = strtok_r(line, ",\r\n", &save); t && nf < 64; t = strtok_r(NULL, ",\r\n", &save))
+			field[nf++] = t;
+		if (nf != ncol) {
+			emp_errorf("%s:%zu: %d fields, the header has %d", manifest, lineno, nf, ncol);
+			goto done;
+		}
+		if (strcmp(field[col[0]], mode) || strcmp(field[col[1]], version))
+			continue;
+		char *e1, *e2, *e3, *e4;
+		struct run_row r = { .vm = strtoul(field[col[2]], &e1, 10), .attempt = strtoul(field[col[3]], &e2, 10),
+				     .exit = strtol(field[col[4]], &e3, 10),
+				     .ns = strtod(field[col[which == EMP_TIMINGS_RUN_CPU ? 5 : 6]], &e4) * 1e9 };
+		if (*e1 || *e2 || *e3 || *e4 || !(r.ns >= 0)) {
+			emp_errorf("%s:%zu: a row that does not parse", manifest, lineno);
+			goto done;
+		}
+		size_t k = 0;
+		while (k < n && rows[k].vm != r.vm)
+			k++;
+		if (k == n)
+			rows = emp_xrealloc(rows, ++n * sizeof(*rows));
+		else if (rows[k].attempt > r.attempt)
+			continue;
+		rows[k] = r;
+	}
+	if (n == 0) {
+		emp_errorf("%s: no run of mode %s and version %s in %s", dir, mode, version, manifest);
+		goto done;
+	}
+	qsort(rows, n, sizeof(*rows), cmp_run);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].exit) {
+			emp_errorf("%s: vm%lu's last run exited with status %ld (%s); `emp-run resume` runs it again", dir,
+				   rows[i].vm, rows[i].exit, manifest);
+			goto done;
+		}
+	*labels = emp_xcalloc(n, sizeof(**labels));
+	*ns = emp_xmalloc(n * sizeof(**ns));
+	for (size_t i = 0; i < n; i++) {
+		if (asprintf(&(*labels)[i], "%s/vm%lu", dir, rows[i].vm) < 0)
+			emp_die("out of memory");
+		(*ns)[i] = rows[i].ns;
+	}
+	rc = (int)n;
+done:
+	free(rows);
+	free(line);
+	fclose(f);
+out:
+	free(manifest);
+	free(real);
+	return rc;
+}
