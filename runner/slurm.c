@@ -271,20 +271,33 @@ static long squeue_tasks(const struct emp_experiment *e, unsigned char *q)
 	return n;
 }
 
-static void print_log_tail(const struct emp_experiment *e, size_t i)
+/* "    log PATH:" and its last 3 lines on stderr ("(none...)" when it does not exist). */
+static void print_tail(const char *what, const char *path)
 {
-	char *log = path_in(e, "task-", i, ".log"), line[512], tail[3][512] = { "", "", "" };
-	FILE *f = fopen(log, "r");
-	fprintf(stderr, "    log %s%s\n", log, f ? ":" : " (none: the task never started)");
-	if (f) {
-		unsigned n = 0;
-		while (fgets(line, sizeof(line), f))
-			snprintf(tail[n++ % 3], sizeof(tail[0]), "%s", line);
-		for (unsigned k = n > 3 ? n - 3 : 0; k < n; k++)
-			fprintf(stderr, "    | %s%s", tail[k % 3], strchr(tail[k % 3], '\n') ? "" : "\n");
-		fclose(f);
-	}
+	char line[512], tail[3][512] = { "", "", "" };
+	FILE *f = fopen(path, "r");
+	fprintf(stderr, "    %s %s%s\n", what, path, f ? ":" : " (none: the task never started)");
+	if (!f)
+		return;
+	unsigned n = 0;
+	while (fgets(line, sizeof(line), f))
+		snprintf(tail[n++ % 3], sizeof(tail[0]), "%s", line);
+	for (unsigned k = n > 3 ? n - 3 : 0; k < n; k++)
+		fprintf(stderr, "    | %s%s", tail[k % 3], strchr(tail[k % 3], '\n') ? "" : "\n");
+	fclose(f);
+}
+
+/* The task's Slurm log and its program's stderr, last lines of each. */
+static void print_failure(const struct emp_experiment *e, size_t i)
+{
+	char *log = path_in(e, "task-", i, ".log");
+	print_tail("log", log);
 	free(log);
+	struct emp_exp_run r = emp_experiment_plan(e, i);
+	char *err = emp_experiment_run_path(e, &r, ".err");
+	if (access(err, R_OK) == 0)
+		print_tail("program's stderr", err);
+	free(err);
 }
 
 /* Rewrite DIR/runs.csv from the rows files (index order; fsync'ed, renamed into place). */
@@ -358,7 +371,7 @@ int emp_slurm_status(const struct emp_experiment *e, int wait, size_t *queued)
 			fprintf(stderr, "emp-run: task %zu (%s/%s vm%u) %s\n", i, e->modes[r.mode].name,
 				e->versions[r.version].name, r.vm,
 				wait ? "failed: it ended without a result" : "not run (not queued, no result)");
-		print_log_tail(e, i);
+		print_failure(e, i);
 	}
 	if (failed)
 		fprintf(stderr, "emp-run: %zu tasks without a result; `emp-run resume %s` submits them again\n", failed,
