@@ -53,7 +53,8 @@ static double parse_double(const char *opt, const char *arg)
 	return v;
 }
 
-/* Split "NAME=VALUE" of --@opt; the name must be new among the @n names in @names (stride @stride bytes). */
+/* Split "NAME=VALUE" of --@opt into the name (returned) and *@value, both malloc'ed; a bad name or a newline in
+ * the value is refused (exit 2). */
 static char *split_named(const char *opt, const char *arg, char **value)
 {
 	const char *eq = strchr(arg, '=');
@@ -181,7 +182,7 @@ void emp_experiment_parse(struct emp_experiment *e, int argc, char **argv)
 	opterr = 0;
 	optind = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
 		switch (opt) {
 		case O_OUT: out = optarg; break;
 		case O_VMS: e->vms = parse_uint("vms", optarg, 1); break;

@@ -94,7 +94,8 @@ static void suggest(const struct emp_experiment *e)
 	}
 }
 
-/* Print the local experiment's state (with @check_lock, whether an emp-run runs it).  Return: 0 when every run is done, 1 otherwise. */
+/* Print the local experiment's state (with @check_lock, whether an emp-run runs it).  Return: 0 when every run
+ * is done, 1 otherwise. */
 static int local_status(const struct emp_experiment *e, struct emp_manifest_state *st, int check_lock)
 {
 	size_t nr = emp_experiment_nruns(e), done = 0, failed = 0, disturbed = 0;

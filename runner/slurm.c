@@ -102,8 +102,8 @@ static char *array_list(const size_t *idx, size_t n)
 
 int emp_slurm_submit(const struct emp_experiment *e, const size_t *todo, size_t n)
 {
-	char *sdir = path_in(e, "rows", NO_INDEX, ""), *script = path_in(e, "task.sh", NO_INDEX, ""), *jobs = path_in(e, "jobs", NO_INDEX, "");
-	char *log = path_in(e, "task-%a.log", NO_INDEX, ""), exe[PATH_MAX];
+	char *sdir = path_in(e, "rows", NO_INDEX, ""), *script = path_in(e, "task.sh", NO_INDEX, "");
+	char *jobs = path_in(e, "jobs", NO_INDEX, ""), *log = path_in(e, "task-%a.log", NO_INDEX, ""), exe[PATH_MAX];
 	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	int rc = EMP_RUNNER_EXIT_FAILED;
 	if (el <= 0) {
@@ -227,40 +227,43 @@ size_t *emp_slurm_todo(const struct emp_experiment *e, size_t *n)
 	return todo;
 }
 
-/* Mark in @q[nruns] the tasks squeue lists for the experiment's jobs.  Return: how many, or -1 printed. */
+/* Mark in @q[nruns] the tasks squeue lists for the experiment's jobs (DIR/slurm/jobs): every queued or running
+ * array task is listed with its array job id (%F) and task index (%K), so one squeue call without -j serves
+ * (squeue -j fails for a job Slurm has forgotten).  Return: how many, or -1 printed. */
 static long squeue_tasks(const struct emp_experiment *e, unsigned char *q)
 {
-	char *jobs = path_in(e, "jobs", NO_INDEX, ""), *ids = emp_xstrdup(""), line[4096];
+	char *jobs = path_in(e, "jobs", NO_INDEX, ""), line[4096];
 	FILE *f = fopen(jobs, "r");
 	free(jobs);
 	if (!f)
 		return 0;
-	size_t len = 0;
+	long *ids = NULL;
+	size_t nids = 0;
 	while (fgets(line, sizeof(line), f)) {
-		long job = strtol(line, NULL, 10);
-		ids = emp_xrealloc(ids, len + 24);
-		len += (size_t)sprintf(ids + len, "%s%ld", len ? "," : "", job);
+		ids = emp_xrealloc(ids, (nids + 1) * sizeof(*ids));
+		ids[nids++] = strtol(line, NULL, 10);
 	}
 	fclose(f);
-	if (!len) {
+	char *out, *argv[] = { "squeue", "-h", "-r", "-o", "%F %K", NULL };
+	int st = nids ? capture(argv, &out) : 0;
+	long n = 0;
+	if (!nids) {
 		free(ids);
 		return 0;
 	}
-	char *out, *argv[] = { "squeue", "-h", "-r", "-j", ids, "-o", "%K %T", NULL };
-	int st = capture(argv, &out);
-	long n = 0;
 	if (st != 0) {
 		out[strcspn(out, "\n")] = 0;
-		/* a job Slurm has forgotten (finished long ago) makes squeue -j fail: then nothing is queued */
-		if (!strstr(out, "Invalid job id")) {
-			emp_errorf("squeue failed (exit %d): %s", st, out);
-			n = -1;
-		}
+		emp_errorf("squeue failed (exit %d): %s", st, out);
+		n = -1;
 	} else {
 		for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
 			char *end;
-			unsigned long i = strtoul(l, &end, 10);
-			if (end != l && i < emp_experiment_nruns(e) && !q[i]) {
+			long job = strtol(l, &end, 10);
+			unsigned long i = strtoul(end, &end, 10);
+			size_t k = 0;
+			while (k < nids && ids[k] != job)
+				k++;
+			if (k < nids && i < emp_experiment_nruns(e) && !q[i]) {
 				q[i] = 1;
 				n++;
 			}

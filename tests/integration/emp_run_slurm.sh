@@ -11,6 +11,7 @@
 #    time (the run's process time; samples of a CPU clock), which triples, and the machine's load cannot move:
 #    trace mode measures wall time, which other processes on a loaded 2-core machine stretch by 2x and more.
 #    --min-pct 10 keeps the nodes that hold the work (the iteration, the tree, the two leaves, the task).
+#    While the array runs, status shows tasks queued or running and resume refuses (exit 2).
 # 2. A failing task (its jar does not exist yet): wait exits 1 and reports the task with its log; once the jar is
 #    there, resume submits exactly the failed tasks and the experiment completes, both attempts in runs.csv.
 set -uo pipefail
@@ -47,6 +48,12 @@ args=(--vms 4 --iteration emp.sut.CallTree.runIteration --mode pure= --mode 's1=
 	--version "base=$CT" --version "new=$CT --task-size 3000" --parallel 2)
 "$RUN" --out "$T/slurm" "${args[@]}" --executor slurm --time 10 >"$T/sub.out" 2>"$T/sub.err"
 check "slurm: submitted (exit 0), one job of 16 tasks" eq "$?:$(grep -c 'submitted job [0-9]*: 16 tasks (array 0-15%2)' "$T/sub.err")" "0:1"
+"$RUN" status "$T/slurm" >"$T/st.out" 2>/dev/null
+check "slurm: status right after submitting: exit 1, tasks queued or running (squeue)" \
+	eq "$?:$(grep -cE "^$T/slurm: [0-9]+ of 16 runs done \([0-9]+ disturbed\), [1-9][0-9]* queued or running \(Slurm\)$" "$T/st.out")" "1:1"
+"$RUN" resume "$T/slurm" 2>"$T/res.err"
+check "slurm: resume while tasks are queued: exit 2, one line" \
+	eq "$?:$(wc -l <"$T/res.err"):$(grep -c 'still queued or running' "$T/res.err")" "2:1:1"
 "$RUN" --out "$T/local" "${args[@]}" >"$T/local.out" 2>"$T/local.err"
 check "local: exit 0" eq "$?" 0
 "$RUN" wait "$T/slurm" >"$T/wait.out" 2>"$T/wait.err"
