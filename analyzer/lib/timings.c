@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "runs.h"
 #include "util.h"
 
 static const char header[] = "iteration,duration_ns";
@@ -141,21 +142,6 @@ out:
 	return rc;
 }
 
-/* The index of column @name in the comma-separated header @line, or -1. */
-static int column(const char *line, const char *name)
-{
-	size_t nl = strlen(name);
-	int i = 0;
-	for (const char *p = line;; i++) {
-		size_t n = strcspn(p, ",\r\n");
-		if (n == nl && !strncmp(p, name, nl))
-			return i;
-		if (p[n] != ',')
-			return -1;
-		p += n + 1;
-	}
-}
-
 struct run_row {
 	unsigned long vm, attempt;
 	long exit;
@@ -172,7 +158,7 @@ int emp_timings_runs(const char *dir, enum emp_timings_run_time which, char ***l
 {
 	*labels = NULL;
 	*ns = NULL;
-	char *real = realpath(dir, NULL), *manifest = NULL;
+	char *real = realpath(dir, NULL);
 	if (!real) {
 		emp_errorf("%s: %s", dir, strerror(errno));
 		return -1;
@@ -181,76 +167,45 @@ int emp_timings_runs(const char *dir, enum emp_timings_run_time which, char ***l
 	char *version = strrchr(real, '/');
 	*version++ = 0;
 	char *mode = strrchr(real, '/');
-	int rc = 0;
-	if (!mode || !*version)
-		goto out;
+	if (!mode || !*version) {
+		free(real);
+		return 0;
+	}
 	*mode++ = 0;
-	if (asprintf(&manifest, "%s/runs.csv", real) < 0)
-		emp_die("out of memory");
-	FILE *f = fopen(manifest, "r");
-	if (!f) {
-		if (errno != ENOENT) {
-			emp_errorf("%s: %s", manifest, strerror(errno));
-			rc = -1;
-		}
-		goto out;
+	struct emp_runs r;
+	int rc = emp_runs_read(*real ? real : "/", &r);
+	if (rc) {
+		free(real);
+		return rc == 1 ? 0 : -1;
 	}
 	rc = -1;
-	char *line = NULL;
-	size_t cap = 0, lineno = 0, n = 0;
+	/* per vm the row of its last attempt */
 	struct run_row *rows = NULL;
-	int col[7] = { -1, -1, -1, -1, -1, -1, -1 }, ncol = 0;
-	static const char *const names[7] = { "mode", "version", "vm", "attempt", "exit", "cpu_s", "elapsed_s" };
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
-		if (lineno == 1) {
-			for (int i = 0; i < 7; i++)
-				if ((col[i] = column(line, names[i])) < 0) {
-					emp_errorf("%s:1: no column '%s' (not an emp-run manifest)", manifest, names[i]);
-					goto done;
-				}
-			for (const char *p = line; *p; p++)
-				ncol += *p == ',';
-			ncol++;
+	size_t n = 0;
+	for (size_t i = 0; i < r.nrows; i++) {
+		const struct emp_runs_row *x = &r.rows[i];
+		if (strcmp(x->mode, mode) || strcmp(x->version, version))
 			continue;
-		}
-		char *field[64], *save = NULL;
-		int nf = 0;
-		for (char *t = strtok_r(line, ",\r\n", &save); t && nf < 64; t = strtok_r(NULL, ",\r\n", &save))
-			field[nf++] = t;
-		if (nf != ncol) {
-			emp_errorf("%s:%zu: %d fields, the header has %d", manifest, lineno, nf, ncol);
-			goto done;
-		}
-		if (strcmp(field[col[0]], mode) || strcmp(field[col[1]], version))
-			continue;
-		char *e1, *e2, *e3, *e4;
-		struct run_row r = { .vm = strtoul(field[col[2]], &e1, 10), .attempt = strtoul(field[col[3]], &e2, 10),
-				     .exit = strtol(field[col[4]], &e3, 10),
-				     .ns = strtod(field[col[which == EMP_TIMINGS_RUN_CPU ? 5 : 6]], &e4) * 1e9 };
-		if (*e1 || *e2 || *e3 || *e4 || !(r.ns >= 0)) {
-			emp_errorf("%s:%zu: a row that does not parse", manifest, lineno);
-			goto done;
-		}
 		size_t k = 0;
-		while (k < n && rows[k].vm != r.vm)
+		while (k < n && rows[k].vm != x->vm)
 			k++;
 		if (k == n)
 			rows = emp_xrealloc(rows, ++n * sizeof(*rows));
-		else if (rows[k].attempt > r.attempt)
+		else if (rows[k].attempt > x->attempt)
 			continue;
-		rows[k] = r;
+		rows[k] = (struct run_row){ .vm = x->vm, .attempt = x->attempt, .exit = x->exit,
+					    .ns = (which == EMP_TIMINGS_RUN_CPU ? x->cpu : x->elapsed) * 1e9 };
 	}
 	if (n == 0) {
-		emp_errorf("%s: no run of mode %s and version %s in %s", dir, mode, version, manifest);
-		goto done;
+		emp_errorf("%s: no run of mode %s and version %s in %s/runs.csv", dir, mode, version, real);
+		goto out;
 	}
 	qsort(rows, n, sizeof(*rows), cmp_run);
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].exit) {
-			emp_errorf("%s: vm%lu's last run exited with status %ld (%s); `emp-run resume` runs it again", dir,
-				   rows[i].vm, rows[i].exit, manifest);
-			goto done;
+			emp_errorf("%s: vm%lu's last run exited with status %ld (%s/runs.csv); `emp-run resume` runs it "
+				   "again", dir, rows[i].vm, rows[i].exit, real);
+			goto out;
 		}
 	*labels = emp_xcalloc(n, sizeof(**labels));
 	*ns = emp_xmalloc(n * sizeof(**ns));
@@ -260,12 +215,9 @@ int emp_timings_runs(const char *dir, enum emp_timings_run_time which, char ***l
 		(*ns)[i] = rows[i].ns;
 	}
 	rc = (int)n;
-done:
-	free(rows);
-	free(line);
-	fclose(f);
 out:
-	free(manifest);
+	free(rows);
+	emp_runs_free(&r);
 	free(real);
 	return rc;
 }

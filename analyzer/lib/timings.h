@@ -37,12 +37,12 @@ int emp_timings_read(const char *path, unsigned long warmup, double **ns, size_t
 enum emp_timings_run_time { EMP_TIMINGS_RUN_CPU, EMP_TIMINGS_RUN_ELAPSED };
 
 /* emp_timings_runs - the runs of the emp-run directory @dir = EXP/<mode>/<version> from the manifest
- * EXP/runs.csv (columns found by their header names mode, version, vm, attempt, exit, cpu_s, elapsed_s): per
+ * EXP/runs.csv (runs.h emp_runs_read()): per
  * vm the row of its last attempt (the one whose files are in @dir), its cpu_s or elapsed_s (@which) in ns, in vm
  * order, into the malloc'ed arrays *@ns and *@labels ("DIR/vmK", malloc'ed; free with emp_timings_list_free()).
  * Return: the number of runs (>= 1); 0 when EXP/runs.csv does not exist (@dir is no emp-run directory); -1 after
- * printing one line: unreadable manifest, a header without those columns, a bad row, no row for this mode and
- * version, a run whose last attempt failed (exit status not 0). */
+ * printing one line: emp_runs_read() refused the manifest, no row for this mode and version, a run whose last
+ * attempt failed (exit status not 0). */
 int emp_timings_runs(const char *dir, enum emp_timings_run_time which, char ***labels, double **ns);
 
 #endif /* EMP_TIMINGS_H */
