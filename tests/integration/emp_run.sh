@@ -9,6 +9,7 @@
 #    times) it says "slower" (3 VMs per version: all new above all base gives p = 0.1, so --alpha 0.2; the work
 #    of the iterations triples, ~0.4 s of CPU, far above VM-to-VM noise; trace mode measures wall time, which a
 #    loaded machine stretches, so its verdict is not asserted here: emp_run_slurm.sh asserts sample mode's).
+#    emp-analyze report: one point per run in the picture, a compare table per mode, trace's overhead.
 # 2. The same command again: "continuing", nothing run, runs.csv byte-identical.
 # 3. --rerun-disturbed 1 with a rule that flags every run (--disturbed-factor 0 --disturbed-slack 0): exactly two
 #    attempts per run, both kept; --parallel 2 pins the two slots to different CPUs.
@@ -72,6 +73,25 @@ check "compare --run-time=elapsed: the base mean is the mean elapsed_s of runs.c
 check "overhead on emp-run directories: runs" eq "$?" 0
 "$EA" exactness --base "$E/pure/base" --new "$E/pure/new" --max-vms 3 --resamples 50 >"$T/ex.txt"
 check "exactness on emp-run directories: runs" eq "$?" 0
+"$EA" report "$E" -o "$T/report.html" --alpha 0.2 2>"$T/report.err"
+check "report: exit 0" eq "$?" 0
+H=$T/report.html
+check "report: one point per run in the EMP picture, its tooltip naming it" \
+	eq "$(grep -c '^<circle .*r="4" fill=.*vm[0-9] attempt 1: elapsed' "$H")" 12
+ndist=$(tail -n +2 "$E/runs.csv" | awk -F, '$16 == 1' | wc -l)
+check "report: the picture's title counts the disturbed runs ($ndist), each ringed" \
+	eq "$(grep -c "per run (12 runs, $ndist disturbed)" "$H"):$(grep -c '^<circle .*r="7.5".*/><circle ' "$H")" "1:$ndist"
+sed -n '/^<svg/,/^<\/svg>/p' "$H" >"$T/pic.svg"
+check "report: the picture is well-formed SVG" python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" "$T/pic.svg"
+check "report: a section per mode, pure's compare table says slower" \
+	eq "$(grep -c '^<h2>Mode ' "$H"):$(grep -c '<tr class="slower"><td>slower</td><td>1</td>.*<td>run</td>' "$H")" "2:1"
+check "report: trace's compare table has the 6 nodes" \
+	eq "$(sed -n '/<h2>Mode trace/,/<\/table>/p' "$H" | grep -c '<td>emp.sut.CallTree.runIteration')" 6
+check "report: the overhead of trace against pure for both versions" \
+	eq "$(grep -c '^<h3>trace / \(base\|new\)</h3>' "$H"):$(grep -c '^<tr><td>trace</td><td>3</td>' "$H")" "2:2"
+"$EA" report "$T/other" 2>"$T/report.err"
+check "report of a directory that is no experiment: exit 1, one line" \
+	eq "$?:$(wc -l <"$T/report.err"):$(grep -c 'not an emp-run experiment' "$T/report.err")" "1:1:1"
 
 # the second JDK runs section 1 only: the rest is emp-run's own logic, the same on every JDK
 [[ -n ${EMP_RUN_SECOND_JDK:-} ]] && exit $fail
