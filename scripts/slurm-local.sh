@@ -85,7 +85,7 @@ stop() {
 		kill "$(cat "$f")" 2>/dev/null || true
 	done
 	for ((i = 0; i < 50; i++)); do
-		pgrep -x 'slurmd|slurmctld' >/dev/null || break
+		pgrep -x slurmd >/dev/null || pgrep -x slurmctld >/dev/null || break
 		sleep 0.2
 	done
 	echo "slurm-local: stopped"
