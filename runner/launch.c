@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,8 +41,12 @@ void emp_launch_cpus_format(const cpu_set_t *set, char *buf, size_t size)
 }
 
 /* The child's side after fork(): system calls only, no stdio or malloc. */
-static void child(const struct emp_experiment *e, char **argv, const char *out, const char *err, const cpu_set_t *cpus)
+static void child(const struct emp_experiment *e, char **argv, const char *out, const char *err, const cpu_set_t *cpus,
+		  pid_t parent)
 {
+	/* if emp-run dies (SIGKILL, a crash), so does the run: no orphan JVM writes files a resumed run rewrites */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(125);
 	setpgid(0, 0);
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigaction(SIGINT, &dfl, NULL);
@@ -101,13 +106,14 @@ int emp_launch_start(const struct emp_experiment *e, size_t index, unsigned atte
 	l->load_before = loadavg1();
 	l->start = emp_runner_now();
 	fflush(NULL);
+	pid_t parent = getpid();
 	l->pid = fork();
 	if (l->pid < 0) {
 		emp_errorf("fork: %s", strerror(errno));
 		goto out;
 	}
 	if (l->pid == 0)
-		child(e, argv, out, err, cpus);
+		child(e, argv, out, err, cpus, parent);
 	setpgid(l->pid, l->pid); /* also here, so that a signal to the group right after fork reaches it */
 	rc = 0;
 out:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* launch.h - one run: fork, the JVM exec'ed with the agent option right after the java executable, wait4.
  *
- * The child: own process group (so emp-run can stop the whole JVM), working directory the experiment's cwd,
+ * The child: killed when emp-run dies (PR_SET_PDEATHSIG), own process group (so emp-run can stop the whole JVM), working directory the experiment's cwd,
  * stdin /dev/null, stdout and stderr to DIR/<mode>/<version>/vm<K>.out and .err, pinned with sched_setaffinity
  * to the CPU set given (if any), signals back to their defaults.  With agent options the argument
  * -agentpath:<agent>=<options>,iteration=<method>,out=DIR/<mode>/<version>/vm<K>.emp follows argv[0]; a pure

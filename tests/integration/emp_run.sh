@@ -15,6 +15,7 @@
 #    attempts per run, both kept; --parallel 2 pins the two slots to different CPUs.
 # 4. SIGINT mid-experiment: exit 130, only finished runs recorded, no JVM left; resume runs exactly the missing
 #    ones, each plan index exactly once in the end.
+#    SIGKILL (a crash) instead: the JVM dies with emp-run, resume completes the plan.
 # 5. Bad input: one line, exit 2, the directory untouched.
 # JDK: $JAVA, then section 1 again with $JDK25/bin/java when that exists.
 set -uo pipefail
@@ -57,8 +58,9 @@ check "stdout of the program beside its dump (CallTree prints its configuration)
 	grep -q '^calltree depth=2 .*task_size=3000' "$E/trace/new/vm2.out"
 "$EA" compare --base "$E/trace/base" --new "$E/trace/new" --alpha 0.2 --format=csv >"$T/trace.csv" 2>"$T/trace.err"
 check "compare (trace dumps): runs" eq "$?" 0
+TREE="emp.sut.CallTree.runIteration;emp.sut.tree.D2.root;emp.sut.tree.D2.node_1_0;emp.sut.tree.D2.node_2_0"
 check "compare (trace dumps): the iteration and its 5 tree nodes, 3 VMs each" \
-	eq "$(tail -n +2 "$T/trace.csv" | cut -d, -f13,14 | sort | uniq -c | sed 's/^ *//')" "6 3,3"
+	eq "$(grep -cE "^(emp.sut.CallTree.runIteration|$TREE(;emp.sut.tree.D2.leaf_[01])?|${TREE%;*}|${TREE%;*;*}),.*,3,3(,|$)" "$T/trace.csv")" 6
 "$EA" compare --base "$E/trace/base" --new "$E/trace/new" --alpha 0.2 >"$T/trace.txt"
 check "compare (trace dumps): 320 iterations per VM (20 warm-up + 300, every one marked)" \
 	grep -q '3 VMs, 320-320 measurement iterations' "$T/trace.txt"
@@ -85,8 +87,8 @@ sed -n '/^<svg/,/^<\/svg>/p' "$H" >"$T/pic.svg"
 check "report: the picture is well-formed SVG" python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" "$T/pic.svg"
 check "report: a section per mode, pure's compare table says slower" \
 	eq "$(grep -c '^<h2>Mode ' "$H"):$(grep -c '<tr class="slower"><td>slower</td><td>1</td>.*<td>run</td>' "$H")" "2:1"
-check "report: trace's compare table has the 6 nodes" \
-	eq "$(sed -n '/<h2>Mode trace/,/<\/table>/p' "$H" | grep -c '<td>emp.sut.CallTree.runIteration')" 6
+check "report: trace's compare table has the compare command's rows" \
+	eq "$(sed -n '/<h2>Mode trace/,/<\/table>/p' "$H" | grep -c '<td>emp.sut.CallTree.runIteration')" "$(tail -n +2 "$T/trace.csv" | wc -l)"
 check "report: the overhead of trace against pure for both versions" \
 	eq "$(grep -c '^<h3>trace / \(base\|new\)</h3>' "$H"):$(grep -c '^<tr><td>trace</td><td>3</td>' "$H")" "2:2"
 "$EA" report "$T/other" 2>"$T/report.err"
@@ -144,6 +146,24 @@ check "resume: exit 0" eq "$?" 0
 check "resume: ran exactly the $((6 - done_before)) missing runs" eq "$(grep -c '^emp-run: \[' "$T/r.err")" "$((6 - done_before))"
 check "resume: every plan index exactly once, attempt 1" \
 	eq "$(tail -n +2 "$R/runs.csv" | cut -d, -f1,5 | sort -n | tr '\n' ' ')" "0,1 1,1 2,1 3,1 4,1 5,1 "
+
+# 4b: emp-run killed (SIGKILL, as in a crash): its JVM dies with it, resume completes the plan
+K=$T/kill
+"$RUN" --out "$K" --vms 4 --mode pure= --version "a=$JAVA -cp $JAR emp.sut.CallTree --warmup 0 --iterations 701" \
+	>/dev/null 2>&1 &
+pid=$!
+for ((w = 0; w < 600; w++)); do
+	(($(tail -n +2 "$K/runs.csv" 2>/dev/null | wc -l) >= 1)) && break
+	sleep 0.1
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+sleep 0.5
+check "SIGKILL: the running JVM died with emp-run" \
+	eq "$(pgrep -f -- "-cp $JAR emp.sut.CallTree --warmup 0 --iterations 701" | wc -l)" 0
+"$RUN" resume "$K" >/dev/null 2>&1
+check "SIGKILL, then resume: exit 0, every plan index exactly once" \
+	eq "$?:$(tail -n +2 "$K/runs.csv" | cut -d, -f1,5 | sort -n | tr '\n' ' ')" "0:0,1 1,1 2,1 3,1 "
 
 # 5 ---------------------------------------------------------------------------------------------------------
 snap() { (cd "$E" && find . -type f -exec md5sum {} + | sort); }
