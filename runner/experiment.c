@@ -234,6 +234,9 @@ void emp_experiment_parse(struct emp_experiment *e, int argc, char **argv)
 		emp_runner_bad("--executor=%s: expected local or slurm", exec);
 	if (e->executor == EMP_EXP_LOCAL && (e->partition || e->time))
 		emp_runner_bad("--%s is for --executor=slurm", e->partition ? "partition" : "time");
+	if (e->executor == EMP_EXP_SLURM && e->pin)
+		emp_runner_bad("--pin is for the local executor (under Slurm the tasks' CPUs are Slurm's; runs.csv "
+			       "records them)");
 	if (e->executor == EMP_EXP_SLURM && !on_path("sbatch"))
 		emp_runner_bad("--executor=slurm: no sbatch on the PATH (is Slurm installed? scripts/slurm-local.sh "
 			       "start sets up a one-node Slurm)");

@@ -61,7 +61,8 @@ struct emp_exp_run {
 /* emp_experiment_parse - the experiment of emp-run's command line (@argv after the program name).  Prints one
  * line and exits 2 on any bad input: an unknown option, a missing or bad value, a mode or version without
  * NAME=, a bad or repeated name, a version command that does not split or is not a java command, agent options
- * that set out= or iteration= themselves, --executor=slurm without sbatch on the PATH, no libemp.so. */
+ * that set out= or iteration= themselves, --partition/--time without Slurm, --pin with it, --executor=slurm
+ * without sbatch on the PATH, no libemp.so. */
 void emp_experiment_parse(struct emp_experiment *e, int argc, char **argv);
 /* emp_experiment_save - write DIR/experiment.conf (fsync'ed, then renamed into place).  Return: 0 or -1 printed. */
 int emp_experiment_save(const struct emp_experiment *e);

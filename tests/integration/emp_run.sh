@@ -190,6 +190,8 @@ bad "out= in the agent options" "'out=x.emp' is set by emp-run" --out "$T/x" --v
 bad "an unknown option" "--frobnicate: unknown option" --out "$T/x" --vms 1 --mode pure= --version "a=$CT" --frobnicate
 PATH=/nonexistent "$RUN" --out "$T/x" --vms 1 --mode pure= --version "a=$CT" --executor slurm 2>"$T/bad.err"
 check "--executor slurm, PATH without sbatch: exit 2" eq "$?:$(grep -c 'no sbatch' "$T/bad.err")" "2:1"
+bad "--pin under Slurm" "--pin is for the local executor" --out "$T/x" --vms 1 --mode pure= --version "a=$CT" \
+	--executor slurm --pin
 bad "resume of a directory without experiment" "no experiment.conf" resume "$T/other"
 bad "an unknown command" "frob: unknown command" frob "$E"
 check "bad input: nothing created, nothing measured touched" eq "$([[ -e $T/x ]] && echo x)$(snap)" "$S0"
