@@ -7,7 +7,7 @@
 
 #include "flame.h"
 
-enum { W = 820, H = 500, ML = 70, MR = 230, MT = 44, MB = 52 };
+enum { W = 820, H_MIN = 500, ML = 70, MR = 230, MT = 44, MB = 52, LEGEND_ROW = 18 };
 
 static const char *const palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
 				       "#7f7f7f", "#bcbd22", "#17becf", "#393b79" };
@@ -40,7 +40,7 @@ static void axis_range(struct axis *a, double lo, double hi)
 	a->hi = hi + pad;
 }
 
-static void ticks(FILE *out, const struct axis *a, int vertical)
+static void ticks(FILE *out, const struct axis *a, int vertical, int H)
 {
 	double step = tick_step(a->hi - a->lo);
 	for (double v = ceil(a->lo / step) * step; v <= a->hi + 1e-12; v += step) {
@@ -86,6 +86,9 @@ static void legend_label(FILE *out, int x, int y, const char *mode, const char *
 
 void emp_runplot_write(FILE *out, const struct emp_runs *r)
 {
+	/* tall enough for the legend: a row per (mode, version) and three for the marks and lines */
+	int legend = MT + 8 + (int)(r->nmodes * r->nversions) * LEGEND_ROW + 8 + 3 * 20 + MB;
+	const int H = legend > H_MIN ? legend : H_MIN;
 	double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
 	size_t ndist = 0;
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -107,8 +110,8 @@ void emp_runplot_write(FILE *out, const struct emp_runs *r)
 		W, H, W, H, W, H);
 	fprintf(out, "<text x=\"%d\" y=\"22\" font-size=\"15\">Elapsed vs process time per run (%zu runs, %zu "
 		     "disturbed)</text>\n", ML, r->nrows, ndist);
-	ticks(out, &ax, 0);
-	ticks(out, &ay, 1);
+	ticks(out, &ax, 0, H);
+	ticks(out, &ay, 1, H);
 	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", ML, MT,
 		W - MR - ML, H - MB - MT);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">process time (user + sys), s</text>\n",
@@ -143,7 +146,7 @@ void emp_runplot_write(FILE *out, const struct emp_runs *r)
 	/* legend */
 	int lx = W - MR + 16, ly = MT + 8;
 	for (size_t m = 0; m < r->nmodes; m++)
-		for (size_t v = 0; v < r->nversions; v++, ly += 18) {
+		for (size_t v = 0; v < r->nversions; v++, ly += LEGEND_ROW) {
 			fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/>\n", lx, ly,
 				palette[(m * r->nversions + v) % (sizeof(palette) / sizeof(*palette))]);
 			legend_label(out, lx + 12, ly, r->modes[m], r->versions[v]);

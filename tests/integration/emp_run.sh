@@ -91,6 +91,18 @@ check "report: trace's compare table has the compare command's rows" \
 	eq "$(sed -n '/<h2>Mode trace/,/<\/table>/p' "$H" | grep -c '<td>emp.sut.CallTree.runIteration')" "$(tail -n +2 "$T/trace.csv" | wc -l)"
 check "report: the overhead of trace against pure for both versions" \
 	eq "$(grep -c '^<h3>trace / \(base\|new\)</h3>' "$H"):$(grep -c '^<tr><td>trace</td><td>3</td>' "$H")" "2:2"
+# the picture grows with its legend: 32 (mode, version) groups need 748 px (synthetic manifest, no JVM)
+mkdir -p "$T/big"
+{ head -1 "$E/runs.csv"; for m in 0 1 2 3; do for v in 0 1 2 3 4 5 6 7; do
+	echo "$((m * 8 + v)),m$m,v$v,1,1,0,1.$m$v,1.$v$m,1,0,1,1,0,0,0,0"; done; done; } >"$T/big/runs.csv"
+"$EA" report "$T/big" -o "$T/big.html" 2>/dev/null
+sed -n '/^<svg/,/^<\/svg>/p' "$T/big.html" >"$T/big.svg"
+check "report: the picture's height fits a legend of 32 groups" grep -q '^<svg .* width="820" height="748"' "$T/big.svg"
+if command -v rsvg-convert >/dev/null; then
+	png_size() { rsvg-convert "$1" | od -An -tu1 -j16 -N8 | awk '{ print $3 * 256 + $4 "x" $7 * 256 + $8 }'; }
+	check "report: the pictures render (rsvg-convert) at 820x500 and 820x748" \
+		eq "$(png_size "$T/pic.svg") $(png_size "$T/big.svg")" "820x500 820x748"
+fi
 "$EA" report "$T/other" 2>"$T/report.err"
 check "report of a directory that is no experiment: exit 1, one line" \
 	eq "$?:$(wc -l <"$T/report.err"):$(grep -c 'not an emp-run experiment' "$T/report.err")" "1:1:1"
