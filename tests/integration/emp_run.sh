@@ -99,7 +99,7 @@ mkdir -p "$T/big"
 sed -n '/^<svg/,/^<\/svg>/p' "$T/big.html" >"$T/big.svg"
 check "report: the picture's height fits a legend of 32 groups" grep -q '^<svg .* width="820" height="748"' "$T/big.svg"
 if command -v rsvg-convert >/dev/null; then
-	png_size() { rsvg-convert "$1" | od -An -tu1 -j16 -N8 | awk '{ print $3 * 256 + $4 "x" $7 * 256 + $8 }'; }
+	png_size() { rsvg-convert "$1" -o "$1.png" && od -An -tu1 -j16 -N8 "$1.png" | awk '{ print $3 * 256 + $4 "x" $7 * 256 + $8 }'; }
 	check "report: the pictures render (rsvg-convert) at 820x500 and 820x748" \
 		eq "$(png_size "$T/pic.svg") $(png_size "$T/big.svg")" "820x500 820x748"
 fi
