@@ -38,6 +38,8 @@ static const char usage[] =
 	"  --warmup=N        drop the first N iterations of every VM (default 0)\n"
 	"  --iteration-name=NAME  timing files: the name of their one node (default iteration; e.g.\n"
 	"                    emp.sut.CallTree.runIteration, the node path the iteration method has in dumps)\n"
+	"  --run-time=T      a pure mode's DIR of emp-run (EXP/<mode>/<version>, no files of either kind): a VM's\n"
+	"                    value is its run's process time (cpu, default) or elapsed time from EXP/runs.csv\n"
 	"  --test=T          mwu (default: Mann-Whitney U as scipy's method='auto'), mwu-commons (commons-math3,\n"
 	"                    as Peass), welch (Welch's t-test)\n"
 	"  --alpha=A         significance level (default 0.01)\n"
@@ -67,6 +69,7 @@ static void add_notes(struct emp_report *rep, const struct emp_iter_set *s, cons
 		      const int nv[2], const struct emp_compare_opts *o, const struct emp_compare *c)
 {
 	const char *unit = s->mode == EMP_ITER_MODE_TRACE  ? "ns per iteration (inclusive time)"
+			   : s->runs_set                   ? "ns per run (process or elapsed time, emp-run)"
 			   : s->mode == EMP_ITER_MODE_PURE ? "ns per iteration (the SUT's own timings)"
 			   : ic->io.sample_ns              ? "ns per iteration (samples x interval)"
 							   : "samples per iteration (inclusive)";

@@ -43,6 +43,7 @@ static const char usage[] =
 	"  --warmup=N        drop the first N iterations of every VM (default 0; java-sut's timing files hold no\n"
 	"                    warm-up rows)\n"
 	"  --iteration-name=NAME  timing files: the name of their one node (default iteration)\n"
+	"  --run-time=T      a pure mode's DIR of emp-run: a VM's value is its run's cpu (default) or elapsed time\n"
 	"  --test=T          mwu (default), mwu-commons or welch, as in compare\n"
 	"  --alpha=A         significance level (default 0.01)\n"
 	"  --f1=F            threshold for the required VMs (default 0.98; F1 must be above it)\n"

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "iter_options.h"
 #include "commands.h"
 #include "stats.h"
 #include "timings.h"
@@ -43,6 +44,8 @@ static const char usage[] =
 	"  --bootstrap B              bootstrap replicates (default 10000)\n"
 	"  --seed S                   bootstrap seed (default 1; xoshiro256** seeded by splitmix64)\n"
 	"  --vm-cost SECONDS          start-up cost of one VM for Kalibera-Jones (default 1)\n"
+	"  --run-time cpu|elapsed     a DIR of emp-run (EXP/<mode>/<version>): one value per run, its process time\n"
+	"                             (default) or elapsed time from EXP/runs.csv\n"
 	"  --format=F                 text (default), csv or json\n";
 
 struct variant {
@@ -54,20 +57,28 @@ struct variant {
 	size_t *vm_n;    /* per VM: iterations kept */
 };
 
-static void read_variant(struct variant *var, unsigned long warmup)
+static void read_variant(struct variant *var, unsigned long warmup, enum emp_timings_run_time run_time)
 {
 	char **paths;
+	double *runs = NULL;
 	int n = emp_timings_list(var->dir, ".csv", &paths);
+	if (n == 0) /* an emp-run directory: one value per run */
+		n = emp_timings_runs(var->dir, run_time, &paths, &runs);
 	if (n < 0)
 		exit(EMP_EXIT_ERROR);
 	if (n == 0)
-		emp_die("%s: no timing files (*.csv, java-sut --timings)", var->dir);
+		emp_die("%s: no timing files (*.csv, java-sut --timings) and not a directory of emp-run", var->dir);
 	var->vms = (size_t)n;
 	var->vm_mean = emp_xcalloc((size_t)n, sizeof(double));
 	var->vm_var = emp_xcalloc((size_t)n, sizeof(double));
 	var->vm_n = emp_xcalloc((size_t)n, sizeof(size_t));
 	for (int i = 0; i < n; i++) {
 		double *v;
+		if (runs) {
+			var->vm_mean[i] = runs[i];
+			var->vm_n[i] = 1;
+			continue;
+		}
 		if (emp_timings_read(paths[i], warmup, &v, &var->vm_n[i]))
 			exit(EMP_EXIT_ERROR);
 		var->vm_mean[i] = emp_stats_mean(v, var->vm_n[i]);
@@ -75,6 +86,7 @@ static void read_variant(struct variant *var, unsigned long warmup)
 		free(v);
 	}
 	emp_timings_list_free(paths, (size_t)n);
+	free(runs);
 	/* the name: the last non-empty path component */
 	const char *d = var->dir, *end = d + strlen(d);
 	while (end > d + 1 && end[-1] == '/')
@@ -104,6 +116,7 @@ struct args {
 	struct variant *var;
 	size_t nvar;
 	double calls, level, vm_cost_s;
+	enum emp_timings_run_time run_time;
 	unsigned long warmup;
 	unsigned boot;
 	uint64_t seed;
@@ -112,7 +125,7 @@ struct args {
 static void parse_args(struct emp_cli *cli, int argc, char **argv, struct args *a)
 {
 	enum { OPT_PURE = EMP_OPT_FIRST_FREE, OPT_MEASURED, OPT_WARMUP, OPT_CALLS, OPT_LEVEL, OPT_BOOT, OPT_SEED,
-	       OPT_VMCOST };
+	       OPT_VMCOST, OPT_RUN_TIME };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
 					      { "pure", required_argument, NULL, OPT_PURE },
 					      { "measured", required_argument, NULL, OPT_MEASURED },
@@ -122,9 +135,11 @@ static void parse_args(struct emp_cli *cli, int argc, char **argv, struct args *
 					      { "bootstrap", required_argument, NULL, OPT_BOOT },
 					      { "seed", required_argument, NULL, OPT_SEED },
 					      { "vm-cost", required_argument, NULL, OPT_VMCOST },
+					      { "run-time", required_argument, NULL, OPT_RUN_TIME },
 					      { 0, 0, 0, 0 } };
 	struct variant *var = emp_xcalloc((size_t)argc + 1, sizeof(*var)); /* [0] pure, then measured */
 	size_t nvar = 1;
+	enum emp_timings_run_time run_time = EMP_TIMINGS_RUN_CPU;
 	double calls = 0, level = 0.95, vm_cost_s = 1, warmup_d = 0, boot_d = 10000, seed_d = 1;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -157,6 +172,9 @@ static void parse_args(struct emp_cli *cli, int argc, char **argv, struct args *
 		case OPT_VMCOST:
 			vm_cost_s = parse_pos(cli, "vm-cost", optarg, 1);
 			break;
+		case OPT_RUN_TIME:
+			run_time = emp_iter_cli_run_time(cli, optarg);
+			break;
 		default:
 			emp_cli_common(cli, opt, optarg);
 		}
@@ -173,7 +191,8 @@ static void parse_args(struct emp_cli *cli, int argc, char **argv, struct args *
 	if (warmup_d != floor(warmup_d) || boot_d != floor(boot_d) || boot_d > 1e7 || seed_d != floor(seed_d))
 		emp_cli_usage_error(cli, "--warmup, --bootstrap and --seed take whole numbers (bootstrap <= 1e7)");
 	*a = (struct args){ .var = var, .nvar = nvar, .calls = calls, .level = level, .vm_cost_s = vm_cost_s,
-			    .warmup = (unsigned long)warmup_d, .boot = (unsigned)boot_d, .seed = (uint64_t)seed_d };
+			    .run_time = run_time, .warmup = (unsigned long)warmup_d, .boot = (unsigned)boot_d,
+			    .seed = (uint64_t)seed_d };
 }
 
 /* The table row of variant @v against the pure runs (@v == @pure: no overhead, the intervals NaN). */
@@ -222,7 +241,7 @@ int emp_cmd_overhead(int argc, char **argv)
 	struct args a;
 	parse_args(&cli, argc, argv, &a);
 	for (size_t i = 0; i < a.nvar; i++)
-		read_variant(&a.var[i], a.warmup);
+		read_variant(&a.var[i], a.warmup, a.run_time);
 
 	static const char *const cols[] = { "variant", "vms", "iterations", "mean_ns", "median_ns",
 					    "overhead_ns", "overhead_ns_lo", "overhead_ns_hi", "ratio", "ratio_lo",

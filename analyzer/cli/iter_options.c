@@ -3,10 +3,20 @@
 #include "iter_options.h"
 
 #include <getopt.h>
+#include <string.h>
 
 void emp_iter_cli_init(struct emp_iter_cli *c)
 {
 	*c = (struct emp_iter_cli){ .test = EMP_STATS_MWU, .alpha = 0.01, .resamples = 1000, .seed = 1 };
+}
+
+enum emp_timings_run_time emp_iter_cli_run_time(struct emp_cli *cli, const char *arg)
+{
+	if (!strcmp(arg, "cpu"))
+		return EMP_TIMINGS_RUN_CPU;
+	if (strcmp(arg, "elapsed"))
+		emp_cli_usage_error(cli, "--run-time=%s: expected cpu or elapsed", arg);
+	return EMP_TIMINGS_RUN_ELAPSED;
 }
 
 int emp_iter_cli_option(struct emp_cli *cli, struct emp_iter_cli *c, int opt, const char *arg)
@@ -41,6 +51,9 @@ int emp_iter_cli_option(struct emp_cli *cli, struct emp_iter_cli *c, int opt, co
 		if (!*arg)
 			emp_cli_usage_error(cli, "--iteration-name: expected a name");
 		c->io.iteration_name = arg;
+		return 1;
+	case EMP_ITER_OPT_RUN_TIME:
+		c->io.run_time = emp_iter_cli_run_time(cli, arg);
 		return 1;
 	default:
 		return 0;

@@ -22,6 +22,7 @@ enum {
 	EMP_ITER_OPT_RESAMPLES,
 	EMP_ITER_OPT_SEED,
 	EMP_ITER_OPT_ITER_NAME,
+	EMP_ITER_OPT_RUN_TIME,
 	EMP_ITER_OPT_FIRST_FREE
 };
 #define EMP_ITER_CLI_OPTS                                                                                      \
@@ -33,11 +34,12 @@ enum {
 	{ "sample-ns", no_argument, NULL, EMP_ITER_OPT_SAMPLE_NS },                                            \
 	{ "resamples", required_argument, NULL, EMP_ITER_OPT_RESAMPLES },                                      \
 	{ "seed", required_argument, NULL, EMP_ITER_OPT_SEED },                                                \
-	{ "iteration-name", required_argument, NULL, EMP_ITER_OPT_ITER_NAME }
+	{ "iteration-name", required_argument, NULL, EMP_ITER_OPT_ITER_NAME },                                 \
+	{ "run-time", required_argument, NULL, EMP_ITER_OPT_RUN_TIME }
 
 struct emp_iter_cli {
 	const char *dir[2];          /* --base, --new */
-	struct emp_iter_opts io;     /* --warmup, --sample-ns, --iteration-name */
+	struct emp_iter_opts io;     /* --warmup, --sample-ns, --iteration-name, --run-time */
 	enum emp_stats_test test;    /* --test (mwu) */
 	double alpha;                /* --alpha (0.01) */
 	unsigned resamples;          /* --resamples (1000) */
@@ -49,6 +51,8 @@ void emp_iter_cli_init(struct emp_iter_cli *c);
 /* emp_iter_cli_option - take @opt (from getopt_long) when it is one of EMP_ITER_CLI_OPTS; a bad value is a usage
  * error (exit 2).  Return: 1 when taken, 0 when it is the command's own. */
 int emp_iter_cli_option(struct emp_cli *cli, struct emp_iter_cli *c, int opt, const char *arg);
+/* emp_iter_cli_run_time - parse the value of --run-time (cpu or elapsed; a usage error otherwise). */
+enum emp_timings_run_time emp_iter_cli_run_time(struct emp_cli *cli, const char *arg);
 /* emp_iter_cli_done - after the options: no operand may follow, and both sets are required (usage errors). */
 void emp_iter_cli_done(struct emp_cli *cli, const struct emp_iter_cli *c, int argc, char **argv);
 

@@ -26,6 +26,7 @@ static const struct command {
 	{ "compare", emp_cmd_compare, "per call-tree node: slower/faster/unchanged between two sets of VM runs" },
 	{ "exactness", emp_cmd_exactness, "F1 of change detection over VM and iteration counts (resampling), heatmap" },
 	{ "receive", emp_cmd_receive, "receive a dump streamed by writer=tcp:HOST:PORT and store it" },
+	{ "report", emp_cmd_report, "one HTML page for an emp-run experiment: compare tables, overhead, the EMP picture" },
 	{ "overhead", emp_cmd_overhead, "agent overhead per iteration and per call from timing files of pure and measured runs" },
 };
 

@@ -393,34 +393,68 @@ out:
 	return rc;
 }
 
-int emp_iter_load_timings(struct emp_iter_set *s, unsigned group, const char *path)
+/* The @n values @v (ns) of one VM of a pure set, read from @path: one iteration each, in order. */
+static void load_values(struct emp_iter_set *s, unsigned group, const char *path, const double *v, size_t n)
 {
-	if (check_kind(s, path, 1, "a timing file"))
-		return -1;
-	double *ns;
-	size_t n;
-	if (emp_timings_read(path, s->o.warmup, &ns, &n))
-		return -1;
 	if (s->mode == EMP_ITER_MODE_NONE) {
 		s->mode = EMP_ITER_MODE_PURE;
 		s->first_path = emp_xstrdup(path);
 		s->iter_gid = emp_symtab_intern(s->st, EMP_FRAME_PSEUDO, 0, "",
-						s->o.iteration_name ? s->o.iteration_name : "iteration", "");
+						s->o.iteration_name ? s->o.iteration_name
+								    : s->runs_set ? "run" : "iteration", "");
 	}
-	/* one iteration per row, in file order, each with the value of the one node; the warm-up rows were not read */
+	/* one iteration per value, in order, each with the value of the one node */
 	uint32_t node = emp_cct_child(s->cct, emp_cct_root(s->cct), s->iter_gid)->id;
 	struct load l = { .s = s, .niters = n };
 	struct pair *p = emp_xmalloc(n * sizeof(*p));
 	l.iters = emp_xmalloc(n * sizeof(*l.iters));
 	for (size_t i = 0; i < n; i++) {
-		p[i] = (struct pair){ .node = node, .v = ns[i] };
+		p[i] = (struct pair){ .node = node, .v = v[i] };
 		l.iters[i] = (struct iter){ .tin = i, .done = 1, .p = &p[i], .n = 1, .cap = 1 };
 	}
 	reduce(&l, new_vm(s, group, path), 1.0, 0);
 	free(l.iters);
 	free(p);
+}
+
+int emp_iter_load_timings(struct emp_iter_set *s, unsigned group, const char *path)
+{
+	if (check_kind(s, path, 1, "a timing file"))
+		return -1;
+	if (s->runs_set) {
+		emp_errorf("%s: a timing file, but %s holds emp-run runs: compare runs with runs", path, s->first_path);
+		return -1;
+	}
+	double *ns;
+	size_t n;
+	if (emp_timings_read(path, s->o.warmup, &ns, &n))
+		return -1;
+	load_values(s, group, path, ns, n); /* the warm-up rows were not read */
 	free(ns);
 	return 0;
+}
+
+/* The runs of the emp-run directory @dir as VMs of @group.  Return: as emp_timings_runs(). */
+static int load_runs(struct emp_iter_set *s, unsigned group, const char *dir)
+{
+	char **labels;
+	double *ns;
+	int n = emp_timings_runs(dir, s->o.run_time, &labels, &ns);
+	if (n <= 0)
+		return n;
+	if (check_kind(s, dir, 1, "emp-run runs")) {
+		n = -1;
+	} else if (s->mode == EMP_ITER_MODE_PURE && !s->runs_set) {
+		emp_errorf("%s: emp-run runs, but %s is a timing file: compare runs with runs", dir, s->first_path);
+		n = -1;
+	}
+	if (n > 0)
+		s->runs_set = 1;
+	for (int i = 0; i < n; i++)
+		load_values(s, group, labels[i], &ns[i], 1);
+	emp_timings_list_free(labels, n > 0 ? (size_t)n : 0);
+	free(ns);
+	return n;
 }
 
 int emp_iter_load_dir(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *dir)
@@ -435,7 +469,12 @@ int emp_iter_load_dir(struct emp_iter_set *s, struct emp_input *in, unsigned gro
 		goto out;
 	}
 	if (!ne && !nc) {
-		emp_errorf("%s: no dump (*.emp) and no timing file (*.csv) in this directory", dir);
+		rc = load_runs(s, group, dir);
+		if (rc == 0) {
+			rc = -1;
+			emp_errorf("%s: no dump (*.emp), no timing file (*.csv), and not a directory of emp-run (no "
+				   "../../runs.csv)", dir);
+		}
 		goto out;
 	}
 	if (check_kind(s, dir, nc, nc ? "timing files (*.csv)" : "dumps (*.emp)"))

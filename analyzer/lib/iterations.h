@@ -25,6 +25,10 @@
  * means follow the same rules as for dumps.  With iteration_name = pkg.Class.method a pure set's node path is
  * the one the iteration method's node has in a trace set, and its values are comparable.
  *
+ * A pure set may also be the runs of an emp-run directory EXP/<mode>/<version> with no file of either kind
+ * (timings.h emp_timings_runs()): each run is one VM with one iteration, its process (or elapsed) time in ns;
+ * --warmup does not apply.  Runs and timing files are not mixed in one comparison.
+ *
  * Every VM of a set shares one symbol table and one union tree, so node ids are comparable across VMs and
  * versions.  A set holds dumps or timing files, never both; every dump of a set must have the same mode (sample or
  * trace), the same iteration method and, in sample mode, the same interval.  Not thread-safe.
@@ -39,6 +43,7 @@
 #include "input.h"
 #include "stats.h"
 #include "symtab.h"
+#include "timings.h"
 
 /* The kind of a set: none before its first file, the dumps' mode, or pure (timing files). */
 enum emp_iter_mode { EMP_ITER_MODE_NONE, EMP_ITER_MODE_SAMPLE, EMP_ITER_MODE_TRACE, EMP_ITER_MODE_PURE };
@@ -49,6 +54,7 @@ struct emp_iter_opts {
 	const unsigned *prefix;   /* iteration counts (>= 1) for prefix means; NULL when none */
 	size_t nprefix;
 	const char *iteration_name; /* timing sets: the name of their one node; NULL for "iteration" */
+	enum emp_timings_run_time run_time; /* emp-run runs: a run's process time (default) or elapsed time */
 };
 
 struct emp_iter_vm {
@@ -69,6 +75,7 @@ struct emp_iter_set {
 	uint64_t interval_ns;     /* sample mode: the dumps' sampling interval */
 	uint32_t iter_gid;        /* the iteration method (pure: the iteration's pseudo frame), EMP_CCT_NO_SYMBOL
 				   * before the first file */
+	int runs_set;             /* pure: the VMs are emp-run runs (one value each), not timing files */
 	char *first_path;         /* the file that set mode, interval and iteration method (for messages) */
 	struct emp_iter_vm *vms;
 	size_t nvms;
@@ -91,7 +98,8 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, 
  * left after the warm-up among the reasons). */
 int emp_iter_load_timings(struct emp_iter_set *s, unsigned group, const char *path);
 /* emp_iter_load_dir - the run files of the directory @dir (timings.h emp_timings_list()), in name order, as VMs
- * of @group: its *.emp dumps when it holds no *.csv, its *.csv timing files when it holds no *.emp.
+ * of @group: its *.emp dumps when it holds no *.csv, its *.csv timing files when it holds no *.emp, its emp-run
+ * runs when it holds neither.
  * Return: the number of files read, or -1 after printing one line: not a directory, both or neither kind of file
  * in it, a kind other than the set's (dumps and timing files are not compared), or a file that emp_iter_load() or
  * emp_iter_load_timings() refused. */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "runs.h"
 #include "util.h"
 
 static const char header[] = "iteration,duration_ns";
@@ -138,5 +139,85 @@ out:
 	free(v);
 	free(line);
 	fclose(f);
+	return rc;
+}
+
+struct run_row {
+	unsigned long vm, attempt;
+	long exit;
+	double ns;
+};
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct run_row *x = a, *y = b;
+	return x->vm < y->vm ? -1 : x->vm > y->vm;
+}
+
+int emp_timings_runs(const char *dir, enum emp_timings_run_time which, char ***labels, double **ns)
+{
+	*labels = NULL;
+	*ns = NULL;
+	char *real = realpath(dir, NULL);
+	if (!real) {
+		emp_errorf("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* EXP/<mode>/<version>: cut the last two components */
+	char *version = strrchr(real, '/');
+	*version++ = 0;
+	char *mode = strrchr(real, '/');
+	if (!mode || !*version) {
+		free(real);
+		return 0;
+	}
+	*mode++ = 0;
+	struct emp_runs r;
+	int rc = emp_runs_read(*real ? real : "/", &r);
+	if (rc) {
+		free(real);
+		return rc == 1 ? 0 : -1;
+	}
+	rc = -1;
+	/* per vm the row of its last attempt */
+	struct run_row *rows = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < r.nrows; i++) {
+		const struct emp_runs_row *x = &r.rows[i];
+		if (strcmp(x->mode, mode) || strcmp(x->version, version))
+			continue;
+		size_t k = 0;
+		while (k < n && rows[k].vm != x->vm)
+			k++;
+		if (k == n)
+			rows = emp_xrealloc(rows, ++n * sizeof(*rows));
+		else if (rows[k].attempt > x->attempt)
+			continue;
+		rows[k] = (struct run_row){ .vm = x->vm, .attempt = x->attempt, .exit = x->exit,
+					    .ns = (which == EMP_TIMINGS_RUN_CPU ? x->cpu : x->elapsed) * 1e9 };
+	}
+	if (n == 0) {
+		emp_errorf("%s: no run of mode %s and version %s in %s/runs.csv", dir, mode, version, real);
+		goto out;
+	}
+	qsort(rows, n, sizeof(*rows), cmp_run);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].exit) {
+			emp_errorf("%s: vm%lu's last run exited with status %ld (%s/runs.csv); `emp-run resume` runs it "
+				   "again", dir, rows[i].vm, rows[i].exit, real);
+			goto out;
+		}
+	*labels = emp_xcalloc(n, sizeof(**labels));
+	*ns = emp_xmalloc(n * sizeof(**ns));
+	for (size_t i = 0; i < n; i++) {
+		if (asprintf(&(*labels)[i], "%s/vm%lu", dir, rows[i].vm) < 0)
+			emp_die("out of memory");
+		(*ns)[i] = rows[i].ns;
+	}
+	rc = (int)n;
+out:
+	free(rows);
+	emp_runs_free(&r);
+	free(real);
 	return rc;
 }

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *emp_util_program = "emp-analyze";
+
 static void vmessage(const char *fmt, va_list ap)
 {
 	fflush(stdout);
-	fputs("emp-analyze: ", stderr);
+	fprintf(stderr, "%s: ", emp_util_program);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }

@@ -12,8 +12,11 @@
 #define EMP_EXIT_USAGE     2 /* bad command line */
 #define EMP_EXIT_TRUNCATED 3 /* an input dump was cut short; the report covers what it holds */
 
+/* The program named at the start of every message ("emp-analyze"; emp-run sets its own). */
+extern const char *emp_util_program;
+
 __attribute__((noreturn, format(printf, 1, 2))) void emp_die(const char *fmt, ...);
-/* One-line message on stderr prefixed "emp-analyze: ". */
+/* One-line message on stderr prefixed "<emp_util_program>: ". */
 __attribute__((format(printf, 1, 2))) void emp_errorf(const char *fmt, ...);
 
 void *emp_xmalloc(size_t n);

@@ -206,7 +206,7 @@ cp "$GOOD" "$TS/dumps/vm1.emp"
 printf 'iter,ns\n0,5\n' >"$TS/badhdr/vm1.csv"
 for c in compare exactness; do
     run "$c" --base "$TS/empty" --new "$TS/new"
-    expect "$c: empty directory" 1 "emp-analyze: $TS/empty: no dump (*.emp) and no timing file (*.csv) in this directory"
+    expect "$c: empty directory" 1 "emp-analyze: $TS/empty: no dump (*.emp), no timing file (*.csv), and not a directory of emp-run (no ../../runs.csv)"
     expect_stdout_empty "$c: empty directory"
     run "$c" --base "$TS/base" --new "$TS/mixed"
     expect "$c: dumps and timing files in one directory" 1 \

@@ -262,3 +262,84 @@ Test(timings, sets_hold_one_kind_of_file)
 	cr_assert_eq(s->mode, EMP_ITER_MODE_PURE);
 	emp_iter_free(s);
 }
+
+/* An emp-run experiment in DIR: runs.csv (the manifest's columns, as runner/manifest.h writes them) and the
+ * directories of mode p, versions a and b. */
+static void write_runs(const char *rows)
+{
+	cr_assert_eq(mkdir(at("p"), 0755), 0);
+	cr_assert_eq(mkdir(at("p/a"), 0755), 0);
+	cr_assert_eq(mkdir(at("p/b"), 0755), 0);
+	char text[2048];
+	snprintf(text, sizeof(text), "index,mode,version,vm,attempt,exit,elapsed_s,cpu_s,user_s,sys_s,voluntary_cs,"
+				     "involuntary_cs,load_before,load_after,cpus,disturbed\n%s", rows);
+	write_file(at("runs.csv"), text);
+}
+
+Test(timings, runs_of_an_emp_run_directory_last_attempt_per_vm)
+{
+	write_runs("0,p,a,1,1,0,2.5,1.0,0.9,0.1,1,1,0.1,0.1,0-1,1\n"
+		   "1,p,b,1,1,0,3.0,3.0,2.9,0.1,1,1,0.1,0.1,0-1,0\n"
+		   "0,p,a,1,2,0,1.25,1.125,1.0,0.125,1,1,0.1,0.1,0-1,0\n"
+		   "4,p,a,10,1,0,1.5,1.5,1.5,0,1,1,0.1,0.1,0 2,0\n"
+		   "2,p,a,2,1,0,2.0,1.75,1.5,0.25,1,1,0.1,0.1,0-1,0\n");
+	char **labels;
+	double *ns;
+	cr_assert_eq(emp_timings_runs(at("p/a"), EMP_TIMINGS_RUN_CPU, &labels, &ns), 3);
+	cr_assert_eq(ns[0], 1.125e9); /* vm1's second attempt; the first (disturbed) is not used */
+	cr_assert_eq(ns[1], 1.75e9);
+	cr_assert_eq(ns[2], 1.5e9);   /* vm10 after vm2: by number */
+	cr_assert_str_eq(labels[2], at("p/a/vm10"));
+	emp_timings_list_free(labels, 3);
+	free(ns);
+	cr_assert_eq(emp_timings_runs(at("p/a"), EMP_TIMINGS_RUN_ELAPSED, &labels, &ns), 3);
+	cr_assert_eq(ns[0], 1.25e9);
+	cr_assert_eq(ns[1], 2.0e9);
+	emp_timings_list_free(labels, 3);
+	free(ns);
+	/* a set of them: one node, "run", one iteration per VM */
+	struct emp_iter_opts o = { 0 };
+	struct emp_iter_set *s = emp_iter_new(&o);
+	cr_assert_eq(emp_iter_load_dir(s, NULL, 0, at("p/a")), 3);
+	cr_assert_eq(emp_iter_load_dir(s, NULL, 1, at("p/b")), 1);
+	cr_assert(s->runs_set);
+	cr_assert_eq(s->mode, EMP_ITER_MODE_PURE);
+	cr_assert_eq(s->vms[3].iterations, 1);
+	char *path = emp_iter_node_path(s, emp_cct_child(s->cct, emp_cct_root(s->cct), s->iter_gid));
+	cr_assert_str_eq(path, "run");
+	free(path);
+	uint32_t id = emp_cct_child(s->cct, emp_cct_root(s->cct), s->iter_gid)->id;
+	cr_assert_eq(emp_iter_value(&s->vms[3], id), 3.0e9);
+	emp_iter_free(s);
+}
+
+Test(timings, runs_refusals)
+{
+	char **labels;
+	double *ns;
+	cr_assert_eq(emp_timings_runs(dir, EMP_TIMINGS_RUN_CPU, &labels, &ns), 0, "no ../../runs.csv: not emp-run's");
+	write_runs("0,p,a,1,1,0,1,1,1,0,1,1,0.1,0.1,0,0\n"
+		   "1,p,a,2,1,1,1,1,1,0,1,1,0.1,0.1,0,0\n");
+	cr_assert_eq(emp_timings_runs(at("p/a"), EMP_TIMINGS_RUN_CPU, &labels, &ns), -1, "vm2 failed");
+	cr_assert_null(ns);
+	cr_assert_eq(emp_timings_runs(at("p/b"), EMP_TIMINGS_RUN_CPU, &labels, &ns), -1, "no run of p/b");
+	write_file(at("runs.csv"), "mode,version,vm\np,a,1\n");
+	cr_assert_eq(emp_timings_runs(at("p/a"), EMP_TIMINGS_RUN_CPU, &labels, &ns), -1, "no attempt column");
+}
+
+Test(timings, runs_and_timing_files_are_not_mixed)
+{
+	write_runs("0,p,a,1,1,0,1,1,1,0,1,1,0.1,0.1,0,0\n");
+	write_timings(at("t.csv"), (const long[]){ 5, 6 }, 2);
+	cr_assert_eq(mkdir(at("t"), 0755), 0);
+	write_timings(at("t/vm1.csv"), (const long[]){ 5, 6 }, 2);
+	struct emp_iter_opts o = { 0 };
+	struct emp_iter_set *s = emp_iter_new(&o);
+	cr_assert_eq(emp_iter_load_dir(s, NULL, 0, at("p/a")), 1);
+	cr_assert_eq(emp_iter_load_dir(s, NULL, 1, at("t")), -1);
+	emp_iter_free(s);
+	s = emp_iter_new(&o);
+	cr_assert_eq(emp_iter_load_dir(s, NULL, 0, at("t")), 1);
+	cr_assert_eq(emp_iter_load_dir(s, NULL, 1, at("p/a")), -1);
+	emp_iter_free(s);
+}
