@@ -364,7 +364,7 @@ Test(options, help_text_lists_every_option_with_default)
 	}
 	cr_assert_not_null(strstr(h, "\n  help "));
 	static const char *const defaults[] = { "(default: sample)", "(default: 10ms;", "(default: cpu)",
-						"(default: 2048)", "(default: block:", "(default: emp-%p.emp)",
+						"(default: 2048)", "(default: block)", "(default: emp-%p.emp)",
 						"(default: file)", "(default: 1s;", "(default: 1M in",
 						"(default: auto)", "(default: warn)",
 						"(default: all with clock=cpu, java with wall)" };
@@ -375,6 +375,8 @@ Test(options, help_text_lists_every_option_with_default)
 		n++;
 	cr_assert_eq(n, 13, "one default per option that has one");
 	cr_assert_eq(h[strlen(h) - 1], '\n');
+	for (const char *l = h; *l; l = strchr(l, '\n') + 1)
+		cr_assert_leq(strcspn(l, "\n"), 100u, "help line longer than 100 columns: %.40s", l);
 }
 
 Test(options, syntax_errors)
