@@ -208,9 +208,15 @@ static jint load(JavaVM *vm, char *options)
 		return JNI_ERR;
 	}
 	if (agent.opts.help) {
-		/* stderr, never stdout: the program's output stays the program's. */
+		/* stderr, never stdout: the program's output stays the program's.  Then exit(0) here, as the JDK's own
+		 * JDWP agent does for -agentlib:jdwp=help: JNI_ERR would make the JVM print "Error occurred during
+		 * initialization of VM" and exit 1, and JNI_OK would run the program.  Agent_OnLoad runs before the JVM
+		 * creates its heap, its threads or its hsperfdata file (Threads::create_vm loads agents before
+		 * vm_init_globals), so there is nothing of the JVM's to clean up; exit() rather than _exit() still
+		 * flushes stdio and runs the atexit handlers. */
 		fputs(emp_options_help(), stderr);
-		return JNI_ERR;
+		fflush(stderr);
+		exit(0);
 	}
 	emp_log_set_level(agent.opts.log);
 	switch (agent.opts.mode) {
