@@ -92,7 +92,7 @@ static char *thread_name(jvmtiEnv *jvmti, jthread thread)
 
 static void attach_thread(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
-	if (agent.opts.mode == EMP_MODE_OFF || emp_writer_is_current() || emp_tls_thread)
+	if (agent.opts.mode == EMP_MODE_OFF || emp_tls_thread)
 		return;
 	char *name = thread_name(jvmti, thread);
 	struct emp_thread *t = emp_thread_attach(name, EMP_THREAD_JAVA, jni);
@@ -121,7 +121,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	 * jvm_version in META identifies the JDK.) */
 	prop(jvmti, "sun.java.command", value, sizeof(value));
 	emp_writer_add_meta("command", value);
-	emp_writer_start(vm);
+	emp_writer_start();
 	attach_thread(jvmti, jni, thread);
 	EACH_MODE(m) if ((*m)->vm_init)
 		(*m)->vm_init(jvmti, jni, thread);

@@ -8,8 +8,9 @@
  *   handler (sampler.c)        AsyncGetCallTrace guarded against faults, with unknown_Java recovery
  *                              (agct.c), native frames by libunwind (native.c), one ring record;
  *                              on a JVM-internal thread (threads=all) native frames only (vmthreads.c)
- *   writer thread (sampler.c)  the decoder turns the record into a stack of symbol ids: jmethodIDs resolved with
- *                              JVMTI, native PCs with dladdr, failures into pseudo-frames
+ *   writer thread (sampler.c)  the decoder turns the record into a stack of symbol ids: jmethodIDs named from
+ *                              methods.c's table (filled at class preparation), native PCs with dladdr, failures
+ *                              into pseudo-frames
  */
 #ifndef EMP_SAMPLER_H
 #define EMP_SAMPLER_H
