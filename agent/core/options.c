@@ -39,7 +39,8 @@ struct opt {
 /* The rows, in help order; an option's index is its bit in emp_options_parse()'s @seen. */
 enum opt_id {
 	OPT_MODE, OPT_INTERVAL, OPT_CLOCK, OPT_ENGINE, OPT_THREADS, OPT_DEPTH, OPT_INCLUDE, OPT_EXCLUDE, OPT_ITERATION,
-	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG, OPT_HELP, OPT_COUNT
+	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG, OPT_DURATION, OPT_HELP,
+	OPT_COUNT
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -179,7 +180,8 @@ static int parse_time_opt(struct emp_options *o, const struct opt *d, const char
 	uint64_t *ns = (uint64_t *)((char *)o + d->field);
 	char lo[32], hi[32];
 	if (parse_time(val, ns))
-		return fail(err, el, "%s=%s: expected a number with unit ns, us, ms or s (e.g. %s)", d->name, val, d->def);
+		return fail(err, el, "%s=%s: expected a number with unit ns, us, ms or s (e.g. %s)", d->name, val,
+			    d->def ? d->def : "30s");
 	if (*ns < d->min || *ns > d->max)
 		return fail(err, el, "%s=%s: out of range %s .. %s", d->name, val, format_time(d->min, lo, sizeof(lo)),
 			    format_time(d->max, hi, sizeof(hi)));
@@ -327,6 +329,9 @@ static const struct opt opts[OPT_COUNT] = {
 			     .text = "event clock: invariant TSC when the CPU has one, else CLOCK_MONOTONIC" },
 	[OPT_LOG] = { "log", CHOICE(levels, log), .def = "warn",
 		      .text = "agent messages on stderr; nothing is ever printed on stdout" },
+	[OPT_DURATION] = { "duration", TIME(duration_ns, 100 * MS, 86400000 * MS), .def_text = "until the JVM ends",
+			   .text = "end the recording after this time and finish the dump; the program goes on (also "
+				   "`emp-attach PID stop`)" },
 	[OPT_HELP] = { "help", "", "print this text on stderr and exit with status 0", .parse = parse_help },
 };
 
@@ -378,8 +383,8 @@ const char *emp_options_help(void)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\n%*s", HELP_COLUMN, "");
 		help_wrap(buf, sizeof(buf), &n, &col, d->text, 0);
 		if (d->parse == parse_time_opt)
-			snprintf(tail, sizeof(tail), "(default: %s; %s .. %s)", d->def, format_time(d->min, lo, sizeof(lo)),
-				 format_time(d->max, hi, sizeof(hi)));
+			snprintf(tail, sizeof(tail), "(default: %s; %s .. %s)", d->def ? d->def : d->def_text,
+				 format_time(d->min, lo, sizeof(lo)), format_time(d->max, hi, sizeof(hi)));
 		else if (d->def || d->def_text)
 			snprintf(tail, sizeof(tail), "(default: %s)", d->def ? d->def : d->def_text);
 		help_wrap(buf, sizeof(buf), &n, &col, tail, 1);

@@ -43,6 +43,7 @@ struct emp_options {
 	char **exclude;
 	size_t n_exclude;
 	char *iteration;             /* pkg.Class.method whose calls mark iterations */
+	uint64_t duration_ns;        /* end the recording this long after it started; 0: at VMDeath */
 	int help;                    /* "help" was given */
 	char *text;                  /* the option string as given ("" when none) */
 };

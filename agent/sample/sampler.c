@@ -143,6 +143,19 @@ static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, voi
 	emp_sample_record(&t->ring, &head, st->native, st->frames);
 }
 
+int emp_sampler_sample_existing(struct emp_thread *t, struct emp_sampler_thread *st, void *uc)
+{
+	JNIEnv *env = NULL;
+	/* GetEnv only reads the JVM's own thread-local pointer to the current JavaThread and its JNIEnv field: no lock,
+	 * no allocation, no state transition (async-profiler calls it from its signal handler too).  Hidden JavaThreads
+	 * (compiler threads) have an env as well, but vmthreads.c gives frames only to threads not named as the JVM's. */
+	if (!s.vm || (*s.vm)->GetEnv(s.vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK || !env)
+		return 0;
+	t->jni = env; /* read by emp_agct_walk() on this thread only */
+	take_sample(t, st, uc);
+	return 1;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
@@ -657,10 +670,12 @@ static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 		else
 			s.wall_started = 1;
 	}
-	/* threads=all: the scanner's first scan arms the JVM threads that exist now. */
+	/* threads=all: the scanner's first scan arms the JVM threads that exist now, and after an attach (no @thread)
+	 * the Java threads that exist, with their Java stacks. */
+	if (!thread)
+		emp_vmthreads_java_stacks(s.depth);
 	emp_vmthreads_start();
 	/* `main` was armed by thread_start before this hook (agent.c attaches it first). */
-	(void)thread;
 }
 
 static void sampler_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, struct emp_thread *t)

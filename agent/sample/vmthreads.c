@@ -97,6 +97,10 @@ static struct {
 	enum emp_engine engine;
 	uint64_t interval_ns;
 	uint64_t ring_bytes;
+	/* Attach: the Java threads that ran before it never get a ThreadStart, so the scanner arms them like JVM
+	 * threads, and their samples walk the Java stack (emp_sampler_sample_existing) into frames of this depth;
+	 * 0 at start-up (every Java thread is announced).  Set before the scanner starts, then constant. */
+	uint32_t java_depth;
 	/* The registry lock: the tid map's writer side, `armed`, `java`, `stop`.  Held from the scanner's "not a Java
 	 * thread?" to its arming, and by emp_vmthreads_claim(): that is the take-over rule. */
 	pthread_mutex_t lock;
@@ -257,12 +261,17 @@ static void arm(pid_t tid, const char *name)
 	vt->st.tid = tid;
 	vt->st.perf_fd = -1;
 	vt->st.cpu_clock = thread_cpu_clock(tid);
+	/* a thread HotSpot names as its own is no Java thread of the program's */
+	if (vm.java_depth && vt->category == EMP_VM_NATIVE &&
+	    (vt->st.frames = calloc(vm.java_depth, sizeof(*vt->st.frames))))
+		vt->st.depth = vm.java_depth;
 	bool ok = emp_clock_read_ns(vt->st.cpu_clock, &vt->st.armed_at_ns);
 	vt->last_cpu_ns = vt->st.armed_at_ns;
 	int rc = ok ? emp_tidmap_put(&vm.map, tid, vt) : -ESRCH;
 	if (rc) {
 		/* gone already (ESRCH), or 2048 JVM threads armed (ENOSPC) */
 		emp_thread_retire(t);
+		free(vt->st.frames);
 		free(vt);
 		if (rc != -ESRCH)
 			emp_count(EMP_C_SAMPLE_ARM_FAILED, 1);
@@ -309,6 +318,7 @@ static void finish(struct emp_vmthread *vt, int alive)
 		emp_count(EMP_C_SAMPLE_VM_THREAD_TIME_NS, used);
 	}
 	emp_thread_retire(vt->t);
+	free(vt->st.frames);
 	free(vt);
 }
 
@@ -460,6 +470,8 @@ static void *scanner_main(void *arg)
  * runs (installed without SA_NODEFER). */
 static void take_sample(struct emp_vmthread *vt, void *uc)
 {
+	if (vt->st.frames && emp_sampler_sample_existing(vt->t, &vt->st, uc))
+		return;
 	struct emp_sample_rec head = { .ticks = emp_clock_ticks(), .state = EMP_STATE_RUNNING };
 	unsigned n = emp_native_unwind(uc, vt->native, EMP_VMTHREAD_MAX_NATIVE);
 	head.flags = EMP_SAMPLE_VM | (n == EMP_VMTHREAD_MAX_NATIVE ? EMP_SAMPLE_TRUNCATED : 0);
@@ -509,6 +521,11 @@ int emp_vmthreads_setup(enum emp_engine engine, uint64_t interval_ns, uint64_t r
 	vm.ring_bytes = ring_bytes / 4 < (64u << 10) ? 64u << 10 : ring_bytes / 4;
 	vm.enabled = 1;
 	return 0;
+}
+
+void emp_vmthreads_java_stacks(uint32_t depth)
+{
+	vm.java_depth = depth;
 }
 
 void emp_vmthreads_start(void)
