@@ -296,15 +296,8 @@ static jint load(JavaVM *vm, char *options, int live)
 		emp_error("%s", err);
 		return JNI_ERR;
 	}
-	if (live && agent.opts.help) {
-		emp_error("help: run `emp-attach --help`; nothing was started");
-		return JNI_ERR;
-	}
-	/* The threads that run already get no ThreadStart: threads=all finds them in /proc (with their Java stacks,
-	 * vmthreads.c); the wall-clock sampler and threads=java know only the threads that start later. */
-	if (live && agent.opts.mode == EMP_MODE_SAMPLE && agent.opts.threads != EMP_THREADS_ALL) {
-		emp_error("attach: mode=sample needs clock=cpu,threads=all in a running JVM (the threads that exist already "
-			  "are found only that way)");
+	if (live && emp_options_check_attach(&agent.opts, err, sizeof(err))) {
+		emp_error("%s", err);
 		return JNI_ERR;
 	}
 	if (agent.opts.help) {

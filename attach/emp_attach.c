@@ -232,6 +232,8 @@ int main(int argc, char **argv)
 			fputs(emp_options_help(), stdout);
 			return 0;
 		}
+		if (emp_options_check_attach(&o, err, sizeof(err)))
+			die(2, "%s", err);
 		if (strlen(opts) >= ARG_MAX_BYTES)
 			die(2, "options longer than %d bytes cannot pass the attach protocol", ARG_MAX_BYTES - 1);
 	}

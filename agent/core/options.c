@@ -508,6 +508,16 @@ int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t
 	return 0;
 }
 
+int emp_options_check_attach(const struct emp_options *o, char *err, size_t errlen)
+{
+	if (o->help)
+		return fail(err, errlen, "help: run `emp-attach --help`; nothing was started");
+	if (o->mode == EMP_MODE_SAMPLE && o->threads != EMP_THREADS_ALL)
+		return fail(err, errlen, "mode=sample in a running JVM needs clock=cpu,threads=all (the threads that run "
+					 "already are found only that way)");
+	return 0;
+}
+
 void emp_options_free(struct emp_options *o)
 {
 	for (size_t i = 0; i < o->n_include; i++)

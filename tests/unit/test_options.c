@@ -276,6 +276,24 @@ Test(options, duration)
 	bad("duration=1s,duration=2s", "option duration given twice");
 }
 
+Test(options, check_attach)
+{
+	ok("mode=sample,duration=10s");
+	cr_assert_eq(emp_options_check_attach(&o, err, sizeof(err)), 0, "%s", err);
+	ok("mode=trace,include=a.*");
+	cr_assert_eq(emp_options_check_attach(&o, err, sizeof(err)), 0, "%s", err);
+	static const char *const refused[] = { "clock=wall", "threads=java" };
+	for (size_t i = 0; i < 2; i++) {
+		ok(refused[i]);
+		cr_assert_eq(emp_options_check_attach(&o, err, sizeof(err)), -1, "%s accepted", refused[i]);
+		cr_assert_str_eq(err, "mode=sample in a running JVM needs clock=cpu,threads=all (the threads that run "
+				      "already are found only that way)");
+	}
+	ok("help");
+	cr_assert_eq(emp_options_check_attach(&o, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "help: run `emp-attach --help`; nothing was started");
+}
+
 Test(options, ringsize)
 {
 	ok("ringsize=64K");
