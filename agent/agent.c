@@ -9,6 +9,7 @@
  *     writer (async-signal-safe request, bounded wait) and re-raise the signal with its previous disposition.
  *   - SIGKILL: the writer writes complete chunks at least every flush= interval, so the dump reads back up to then.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jni.h>
@@ -47,6 +48,9 @@ static struct {
 	const struct emp_mode_ops *modes[2];
 	unsigned nmodes;
 	int loaded;
+	/* A load reached the modes' onload and then failed: their set-up (handlers, tables) is not undone, so no
+	 * second attempt is made in this JVM. */
+	int tried;
 	/* 1 from a successful load until the recording is stopped (VMDeath, duration=, `emp-attach PID stop`): the
 	 * first to clear it stops the modes and the writer.  Relaxed where only read: a thread that still sees 1 arms
 	 * itself once more, which the modes' own stop flags turn into nothing. */
@@ -300,6 +304,15 @@ static jint load(JavaVM *vm, char *options, int live)
 		emp_error("%s", err);
 		return JNI_ERR;
 	}
+	/* In a running JVM the sampling signal may be taken already (async-profiler, or a libemp.so loaded from
+	 * another path, which has state of its own): taking it over would break that one. */
+	struct sigaction cur;
+	if (live && agent.opts.mode == EMP_MODE_SAMPLE && !sigaction(EMP_SAMPLER_SIGNAL, NULL, &cur) &&
+	    cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN) {
+		emp_error("attach: %s has a handler already (another profiler in this JVM?); nothing was started",
+			  EMP_SAMPLER_SIGNAL_NAME);
+		return JNI_ERR;
+	}
 	if (agent.opts.help) {
 		/* stderr, never stdout: the program's output stays the program's.  Then exit(0) here, as the JDK's own
 		 * JDWP agent does for -agentlib:jdwp=help: JNI_ERR would make the JVM print "Error occurred during
@@ -345,6 +358,7 @@ static jint load(JavaVM *vm, char *options, int live)
 	cb.VMDeath = on_vm_death;
 	cb.ThreadStart = on_thread_start;
 	cb.ThreadEnd = on_thread_end;
+	agent.tried = 1;
 	EACH_MODE(m) if ((*m)->onload && (*m)->onload(jvmti, &agent.opts, &caps, &cb, err, sizeof(err))) {
 		emp_error("%s", err);
 		return JNI_ERR;
@@ -408,6 +422,12 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *rese
 EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
+	/* The JVM unloads an agent library whose Agent_OnAttach fails.  A load that failed half-way has left signal
+	 * handlers (SIGPROF, and the SIGSEGV guard of agct.c, chained in front of the JVM's) and JVMTI callbacks that
+	 * point into this library: it must stay mapped.  RTLD_NODELETE on a reference of our own pins it. */
+	Dl_info self;
+	if (dladdr((void *)Agent_OnAttach, &self) && self.dli_fname)
+		dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 	int recording = atomic_load_explicit(&agent.recording, memory_order_relaxed);
 	if (options && !strcmp(options, EMP_ATTACH_STOP)) {
 		if (!recording)
@@ -419,6 +439,8 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *re
 	}
 	if (agent.loaded)
 		return recording ? EMP_ATTACH_RUNNING : EMP_ATTACH_FINISHED;
+	if (agent.tried)
+		return EMP_ATTACH_BROKEN;
 	return load(vm, options, 1);
 }
 

@@ -83,23 +83,25 @@ static void proc_status(pid_t pid, const char *key, char *out, size_t len)
 	fclose(f);
 }
 
-/* Whether /proc/<pid>/maps maps a file whose path ends in @suffix. */
-static int maps_has(pid_t pid, const char *suffix)
+/* Whether /proc/<pid>/maps maps a file whose path ends in @suffix; its path into @found when not NULL. */
+static int maps_has(pid_t pid, const char *suffix, char *found, size_t len)
 {
 	char path[64], line[4096];
 	size_t sl = strlen(suffix);
-	int found = 0;
+	int has = 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return 0;
-	while (!found && fgets(line, sizeof(line), f)) {
+	while (!has && fgets(line, sizeof(line), f)) {
 		size_t n = strcspn(line, "\n");
 		line[n] = 0;
-		found = n >= sl && !strcmp(line + n - sl, suffix);
+		has = n >= sl && !strcmp(line + n - sl, suffix);
+		if (has && found)
+			snprintf(found, len, "%s", strchr(line, '/') ? strchr(line, '/') : line);
 	}
 	fclose(f);
-	return found;
+	return has;
 }
 
 /* libemp.so beside this executable. */
@@ -114,6 +116,24 @@ static void agent_path(char *out, size_t len)
 	*slash = 0;
 	if ((size_t)snprintf(out, len, "%s/libemp.so", self) >= len || access(out, R_OK))
 		die(1, "no libemp.so next to emp-attach (%s/libemp.so)", self);
+}
+
+/* out=: the dump's directory must exist as the JVM sees its file system (relative to its working directory);
+ * checked here, where the message reaches the user, rather than by the agent in the JVM. */
+static void check_out_dir(pid_t pid, const struct emp_options *o)
+{
+	char path[PATH_MAX], full[PATH_MAX + 64];
+	struct stat st;
+	if (o->writer != EMP_WRITER_FILE || emp_options_out_path(o->out, pid, (int64_t)time(NULL), path, sizeof(path)))
+		return; /* a path too long is the agent's to report */
+	char *slash = strrchr(path, '/');
+	if (!slash)
+		return; /* the working directory itself */
+	*slash = 0;
+	int absolute = path[0] == '/' || slash == path;
+	snprintf(full, sizeof(full), "/proc/%d/%s/%s", (int)pid, absolute ? "root" : "cwd", path);
+	if (stat(full, &st) || !S_ISDIR(st.st_mode))
+		die(2, "out=%s: no directory %s in JVM %d's file system", o->out, slash == path ? "/" : path, (int)pid);
 }
 
 static long now_ms(void)
@@ -242,14 +262,23 @@ int main(int argc, char **argv)
 		die(1, errno == ESRCH ? "no process %d" : "cannot reach process %d: %s", (int)pid, strerror(errno));
 	char comm[64], nspid[32], lib[PATH_MAX];
 	proc_status(pid, "Name", comm, sizeof(comm));
-	if (!maps_has(pid, "/libjvm.so"))
+	if (!maps_has(pid, "/libjvm.so", NULL, 0))
 		die(1, "process %d (%s) is not a Java VM (no libjvm.so mapped)", (int)pid, comm);
 	proc_status(pid, "NSpid", nspid, sizeof(nspid));
 	if (!*nspid)
 		snprintf(nspid, sizeof(nspid), "%d", (int)pid);
 	agent_path(lib, sizeof(lib));
-	if (stop && !maps_has(pid, "/libemp.so"))
+	/* Another libemp.so would be a second agent with its own state, unaware of the first: use that one's tools. */
+	char loaded[PATH_MAX], real[PATH_MAX];
+	if (maps_has(pid, "/libemp.so", loaded, sizeof(loaded))) {
+		if (!realpath(lib, real) || strcmp(real, loaded))
+			die(1, "JVM %d runs emp from %s; use the emp-attach next to it", (int)pid, loaded);
+	} else if (stop) {
 		die(1, "JVM %d has no emp recording to stop", (int)pid);
+	}
+
+	if (!stop)
+		check_out_dir(pid, &o);
 
 	char sock[PATH_MAX];
 	snprintf(sock, sizeof(sock), "/proc/%d/root/tmp/.java_pid%s", (int)pid, nspid);
@@ -284,6 +313,9 @@ int main(int argc, char **argv)
 		die(1, "JVM %d has finished its emp recording; emp records once per JVM", (int)pid);
 	case EMP_ATTACH_NONE:
 		die(1, "JVM %d has no emp recording to stop", (int)pid);
+	case EMP_ATTACH_BROKEN:
+		die(1, "an earlier attach to JVM %d failed half-way (its stderr says why); emp cannot record in this JVM",
+		    (int)pid);
 	default:
 		die(1, "JVM %d refused the recording (Agent_OnAttach returned %d; the JVM's stderr says why)", (int)pid, rc);
 	}

@@ -12,6 +12,7 @@ enum emp_attach_code {
 	EMP_ATTACH_RUNNING = 101,  /* a recording runs in this JVM already: nothing loaded again */
 	EMP_ATTACH_FINISHED = 102, /* this JVM's recording has finished; emp records once per JVM */
 	EMP_ATTACH_NONE = 103,     /* stop: no recording in this JVM */
+	EMP_ATTACH_BROKEN = 104,   /* an earlier attach failed after the modes' set-up: no second attempt */
 };
 
 #endif /* EMP_ATTACH_H */

@@ -98,14 +98,19 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     "$ANALYZE" calls --check t.emp >/dev/null 2>check.err || fail "$v: calls --check: $(cat check.err)"
     finish trace
 
-    # the JVM refuses (the agent cannot create its dump): one line, the program goes on unharmed
+    # the JVM refuses (the agent cannot reach its writer=tcp: peer): one line, the program goes on unharmed, and
+    # a later attach is refused rather than set up twice
     start "$jdk" refused
+    attach_bad "$v bad out= directory" 2 "out=/nonexistent-dir/x.emp: no directory /nonexistent-dir in JVM $pid's file system" \
+        "$pid" "mode=sample,out=/nonexistent-dir/x.emp"
     attach_bad "$v refused" 1 \
         "JVM $pid refused the recording (Agent_OnAttach returned -1; the JVM's stderr says why)" \
-        "$pid" "mode=sample,out=/nonexistent-dir/x.emp"
-    grep -qx "emp: out=/nonexistent-dir/x.emp: cannot create: No such file or directory" refused.err ||
+        "$pid" "mode=sample,writer=tcp:127.0.0.1:1"
+    grep -qx "emp: writer=tcp:127.0.0.1:1: cannot connect: Connection refused" refused.err ||
         fail "$v: the JVM's stderr does not say why: $(cat refused.err)"
-    grep -v '^emp: out=/nonexistent-dir/x.emp: cannot create' refused.err >refused.rest; mv refused.rest refused.err
+    grep -v '^emp: writer=tcp:127.0.0.1:1: cannot connect' refused.err >refused.rest; mv refused.rest refused.err
+    attach_bad "$v attach after a refusal" 1 \
+        "an earlier attach to JVM $pid failed half-way (its stderr says why); emp cannot record in this JVM" "$pid"
     finish refused
 done
 
