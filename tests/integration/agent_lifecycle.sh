@@ -48,6 +48,20 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     expect_eq "-Xrs SIGTERM exit status (128+15)" 143 "$?"
     check_complete xrs.emp sigterm
 
+    # duration=1s: the dump is finished (END's reason) while the program still runs, to its own end
+    "$jdk" -agentpath:"$AGENT"=mode=sample,duration=1s,out=dur.emp -cp "$SUT" emp.sut.Hotspots --seconds 6 \
+        >dur.out 2>dur.err &
+    jpid=$!
+    for _ in $(seq 50); do
+        [ "$("$ANALYZE" info --format=csv dur.emp 2>/dev/null | awk -F, '$1=="files"{print $3}')" == complete ] && break
+        sleep 0.1
+    done
+    kill -0 $jpid 2>/dev/null || fail "$jdk duration=1s: the program ended before the dump was finished"
+    check_complete dur.emp duration
+    wait $jpid || fail "$jdk duration=1s: exit status $?: $(cat dur.err)"
+    grep -q "^share hot60" dur.out || fail "$jdk duration=1s: the program did not finish: $(cat dur.out)"
+    [ -s dur.err ] && fail "$jdk duration=1s: stderr: $(cat dur.err)"
+
     # SIGKILL: the dump reads back up to its last flush and is reported as truncated (exit 3)
     "$jdk" -agentpath:"$AGENT"=mode=off,out=kill.emp,flush=100ms -cp "$SUT" emp.sut.Hotspots --seconds 60 \
         >/dev/null 2>&1 &
