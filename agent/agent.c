@@ -236,10 +236,12 @@ static void start_timer(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int rc = pthread_create(&agent.timer, NULL, timer_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc)
+	if (rc) {
 		emp_warn("duration=: cannot start the timer thread (%s); the recording ends with the JVM", strerror(rc));
-	else
+	} else {
 		agent.timer_started = 1;
+		pthread_setname_np(agent.timer, "emp timer"); /* its OS name: top, perf, /proc (never a Java view) */
+	}
 }
 
 static const struct emp_mode_ops off_ops = { .name = "off" };

@@ -643,6 +643,29 @@ static int sampler_enable(jvmtiEnv *jvmti, char *err, size_t errlen)
 	return 0;
 }
 
+/* Attach: the Java threads that run already, for vmthreads.c to sample with their Java stacks and names. */
+static void java_threads(jvmtiEnv *jvmti)
+{
+	jint n = 0;
+	jthread *threads = NULL;
+	char **names = NULL;
+	size_t nn = 0;
+	if ((*jvmti)->GetAllThreads(jvmti, &n, &threads) == JVMTI_ERROR_NONE && threads) {
+		names = calloc((size_t)n, sizeof(*names));
+		for (jint i = 0; names && i < n; i++) {
+			jvmtiThreadInfo info;
+			memset(&info, 0, sizeof(info));
+			if ((*jvmti)->GetThreadInfo(jvmti, threads[i], &info) != JVMTI_ERROR_NONE || !info.name)
+				continue;
+			if ((names[nn] = strdup(info.name)))
+				nn++;
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+		}
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+	}
+	emp_vmthreads_java_stacks(s.depth, names, nn);
+}
+
 static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(*jni)->GetJavaVM(jni, &s.vm);
@@ -673,7 +696,7 @@ static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	/* threads=all: the scanner's first scan arms the JVM threads that exist now, and after an attach (no @thread)
 	 * the Java threads that exist, with their Java stacks. */
 	if (!thread)
-		emp_vmthreads_java_stacks(s.depth);
+		java_threads(jvmti);
 	emp_vmthreads_start();
 	/* `main` was armed by thread_start before this hook (agent.c attaches it first). */
 }

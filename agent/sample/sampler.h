@@ -226,8 +226,9 @@ const char *emp_vmthreads_category_name(int category);
 int emp_vmthreads_setup(enum emp_engine engine, uint64_t interval_ns, uint64_t ring_bytes, char *err,
 			size_t errlen);
 /* emp_vmthreads_java_stacks - attach, before emp_vmthreads_start(): the threads the scanner arms that HotSpot does
- * not name as its own may be Java threads that ran before the attach; walk their Java stacks, up to @depth frames. */
-void emp_vmthreads_java_stacks(uint32_t depth);
+ * not name as its own may be Java threads that ran before the attach; walk their Java stacks, up to @depth frames,
+ * and name them after the Java thread among @names (the @n threads at the attach; kept) their OS name fits. */
+void emp_vmthreads_java_stacks(uint32_t depth, char **names, size_t n);
 /* emp_sampler_sample_existing - the signal handler on a thread vmthreads.c armed with st->frames: when it is a Java
  * thread (one that ran before an attach), take a Java sample into @t's ring as for any Java thread.  Return: 1 when
  * taken, 0 when the thread is no Java thread (the caller takes a native one).  Async-signal-safe (sampler.c). */

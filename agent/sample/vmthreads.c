@@ -101,6 +101,8 @@ static struct {
 	 * threads, and their samples walk the Java stack (emp_sampler_sample_existing) into frames of this depth;
 	 * 0 at start-up (every Java thread is announced).  Set before the scanner starts, then constant. */
 	uint32_t java_depth;
+	char **java_names;              /* the Java threads' names at the attach, to name them by (see arm()) */
+	size_t n_java_names;
 	/* The registry lock: the tid map's writer side, `armed`, `java`, `stop`.  Held from the scanner's "not a Java
 	 * thread?" to its arming, and by emp_vmthreads_claim(): that is the take-over rule. */
 	pthread_mutex_t lock;
@@ -244,9 +246,29 @@ static void read_comm(pid_t tid, char *name, size_t len)
 	name[strcspn(name, "\n")] = 0;
 }
 
+/* After an attach: the Java name of the thread whose OS name is @comm — HotSpot names a Java thread's OS thread
+ * after it, cut to 15 characters — when exactly one Java thread's name fits; else NULL (`main` keeps the
+ * launcher's "java"; the workers of a pool cut to the same 15 characters keep them). */
+static const char *java_name(const char *comm)
+{
+	const char *found = NULL;
+	size_t n = strlen(comm);
+	for (size_t i = 0; i < vm.n_java_names; i++) {
+		const char *j = vm.java_names[i];
+		if (strncmp(j, comm, n) || (n < 15 && j[n]))
+			continue;
+		if (found)
+			return NULL;
+		found = j;
+	}
+	return found;
+}
+
 /* Arm thread @tid named @name; vm.lock held.  The caller checked that it is neither claimed nor armed. */
 static void arm(pid_t tid, const char *name)
 {
+	if (vm.java_depth && emp_vmthreads_category(name) == EMP_VM_NATIVE && java_name(name))
+		name = java_name(name);
 	struct emp_vmthread *vt = calloc(1, sizeof(*vt));
 	struct emp_thread *t = vt ? emp_thread_new(tid, name, EMP_THREAD_VM, vm.ring_bytes) : NULL;
 	if (!t) {
@@ -523,9 +545,11 @@ int emp_vmthreads_setup(enum emp_engine engine, uint64_t interval_ns, uint64_t r
 	return 0;
 }
 
-void emp_vmthreads_java_stacks(uint32_t depth)
+void emp_vmthreads_java_stacks(uint32_t depth, char **names, size_t n)
 {
 	vm.java_depth = depth;
+	vm.java_names = names;
+	vm.n_java_names = n;
 }
 
 void emp_vmthreads_start(void)

@@ -9,7 +9,8 @@ import java.nio.file.Paths;
 /**
  * Phases, driven by files in {@code --dir DIR} so that a test decides when the attach has happened:
  * <pre>
- *   ready                 printed once the busy thread "attach-worker" runs hot() (the attach may come now)
+ *   ready                 printed once the busy thread runs hot() (the attach may come now); its name,
+ *                         "attach-worker-long-name", is longer than the 15 characters of an OS thread name
  *   (waits for DIR/go)
  *   calls N sum S         main called counted() exactly N times (--calls N), all after DIR/go appeared
  *   (waits for DIR/end)
@@ -68,7 +69,7 @@ public final class AttachTarget {
                 x = hot(x);
             }
             sink = x;
-        }, "attach-worker");
+        }, "attach-worker-long-name");
         worker.start();
         System.out.println("ready");
         System.out.flush();
