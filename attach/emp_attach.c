@@ -14,6 +14,7 @@
  *
  * Every failure is one line on stderr and a non-zero exit: 1 nothing was done (no such process, not a JVM, the JVM
  * refused or did not answer, a recording runs already), 2 bad usage or options. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "dump.h"
 #include "options.h"
 
 #define ARG_MAX_BYTES 1024      /* HotSpot's limit on one argument of an attach request */
@@ -134,6 +136,38 @@ static void check_out_dir(pid_t pid, const struct emp_options *o)
 	snprintf(full, sizeof(full), "/proc/%d/%s/%s", (int)pid, absolute ? "root" : "cwd", path);
 	if (stat(full, &st) || !S_ISDIR(st.st_mode))
 		die(2, "out=%s: no directory %s in JVM %d's file system", o->out, slash == path ? "/" : path, (int)pid);
+}
+
+/* The dump JVM @pid writes: the file among its open ones that begins with the dump's magic (the writer keeps it
+ * open).  Return: 0 with its path in @out, or -1 (writer=tcp or null, or no access). */
+static int running_dump(pid_t pid, char *out, size_t len)
+{
+	char dir[64], fd_path[64 + sizeof(((struct dirent *)0)->d_name)];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int found = -1;
+	struct dirent *e;
+	while (found && (e = readdir(d))) {
+		char magic[EMP_DUMP_MAGIC_LEN];
+		snprintf(fd_path, sizeof(fd_path), "%s/%s", dir, e->d_name);
+		int fd = e->d_name[0] == '.' ? -1 : open(fd_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		struct stat st;
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) && pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+		    !memcmp(magic, EMP_DUMP_MAGIC, sizeof(magic))) {
+			ssize_t n = readlink(fd_path, out, len - 1);
+			if (n > 0) {
+				out[n] = 0;
+				found = 0;
+			}
+		}
+		close(fd);
+	}
+	closedir(d);
+	return found;
 }
 
 static long now_ms(void)
@@ -306,9 +340,13 @@ int main(int argc, char **argv)
 			emp_options_free(&o);
 		}
 		return 0;
-	case EMP_ATTACH_RUNNING:
-		die(1, "JVM %d is recording with emp already (nothing loaded again); `emp-attach %d stop` finishes it",
-		    (int)pid, (int)pid);
+	case EMP_ATTACH_RUNNING: {
+		char dump[PATH_MAX], into[PATH_MAX + 8] = "";
+		if (!running_dump(pid, dump, sizeof(dump)))
+			snprintf(into, sizeof(into), " into %s", dump);
+		die(1, "JVM %d is recording with emp already%s (nothing loaded again); `emp-attach %d stop` finishes it",
+		    (int)pid, into, (int)pid);
+	}
 	case EMP_ATTACH_FINISHED:
 		die(1, "JVM %d has finished its emp recording; emp records once per JVM", (int)pid);
 	case EMP_ATTACH_NONE:

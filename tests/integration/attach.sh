@@ -67,7 +67,8 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     attach_ok "$v sample attach" "emp-attach: JVM $pid: recording, mode=sample, dump $TMP/s.emp" \
         "$pid" "mode=sample,interval=1ms,duration=2s,out=$TMP/s.emp"
     attach_bad "$v second attach" 1 \
-        "JVM $pid is recording with emp already (nothing loaded again); \`emp-attach $pid stop\` finishes it" "$pid"
+        "JVM $pid is recording with emp already into $TMP/s.emp (nothing loaded again); \`emp-attach $pid stop\` finishes it" \
+        "$pid"
     wait_complete s.emp
     expect_eq "$v end reason" duration "$(info_value s.emp meta end_reason)"
     expect_eq "$v started_by" attach "$(info_value s.emp meta started_by)"
