@@ -100,6 +100,13 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     "$ANALYZE" calls --check t.emp >/dev/null 2>check.err || fail "$v: calls --check: $(cat check.err)"
     finish trace
 
+    # a recording that the JVM's end finishes (VMDeath), here with mode=off: header, META, counters, END
+    start "$jdk" off
+    attach_ok "$v off attach" "emp-attach: JVM $pid: recording, mode=off, dump $TMP/o.emp" "$pid" "mode=off,out=$TMP/o.emp"
+    finish off
+    expect_eq "$v end reason at the JVM's end" vm_death "$(info_value o.emp meta end_reason)"
+    "$ANALYZE" info o.emp >/dev/null 2>&1 || fail "$v: o.emp is not complete"
+
     # the JVM refuses (the agent cannot reach its writer=tcp: peer): one line, the program goes on unharmed, and
     # a later attach is refused rather than set up twice
     start "$jdk" refused
