@@ -5,7 +5,8 @@
  *
  * Discovery.  A scanner thread (emp's own: not attached to the JVM, every signal blocked) lists /proc/self/task at
  * start (VMInit) and then every EMP_VMTHREADS_SCAN_MS.  A tid that is neither a Java thread (claimed, below) nor
- * emp's own (the scanner, the writer: emp_thread_writer_tid()) nor armed already is armed as a JVM thread:
+ * emp's own (the scanner, the writer: emp_thread_writer_tid(), threads named "emp ...") nor armed already is armed
+ * as a JVM thread:
  *   - at once when its name is one HotSpot gives its own threads (a category other than [native thread], see
  *     emp_vmthreads_category()).  A Java thread cannot be mistaken for one: HotSpot sets a JavaThread's OS name
  *     only after it posted its ThreadStart (JavaThread::run, then thread_main_inner), so a Java thread before its
@@ -429,8 +430,8 @@ static void scan(void)
 		pid_t tid = vm.cur.v[i];
 		char name[64];
 		read_comm(tid, name, sizeof(name));
-		if (!name[0])
-			continue; /* gone */
+		if (!name[0] || !strncmp(name, "emp ", 4))
+			continue; /* gone, or emp's own (agent.c's "emp timer") */
 		if (emp_vmthreads_category(name) == EMP_VM_NATIVE && !tids_has(&vm.prev, tid)) {
 			vm.cur.v[ndefer++] = tid; /* seen once: armed if the next scan sees it still unannounced */
 			continue;
