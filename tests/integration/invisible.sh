@@ -44,9 +44,9 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     same "$v mode=sample: the program's views" pure.out sample.out
     same "$v mode=sample: jcmd Thread.print" pure.jcmd sample.jcmd
 
-    # Trace mode's start-up makes the JDK create Common-Cleaner before the Notification Thread (the two swap ids;
-    # neither is emp's, and mode=sample,iteration= does not do it; cause not found yet): the same threads and ids,
-    # each view compared apart from that order
+    # Trace mode links its FFM probes at VMInit (tracer.c ffm_link; on JDK 17 the attempt), which makes the JDK
+    # start its Common-Cleaner before the Notification Thread: the two swap ids (neither is emp's; with an include=
+    # that reaches JDK classes, no FFM, no swap).  The same threads and ids, each view compared apart from that order
     views "$jdk" trace "mode=trace,include=emp.sut.*"
     same "$v mode=trace: the program's views" <(grep -v '^mx.ids' pure.out) <(grep -v '^mx.ids' trace.out)
     ids() { sed -n 's/^mx.ids //p' "$1" | tr , '\n' | sort; }
