@@ -9,17 +9,21 @@
  *     writer (async-signal-safe request, bounded wait) and re-raise the signal with its previous disposition.
  *   - SIGKILL: the writer writes complete chunks at least every flush= interval, so the dump reads back up to then.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jni.h>
 #include <jvmti.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "clock.h"
 #include "counters.h"
 #include "dump.h"
@@ -44,7 +48,22 @@ static struct {
 	const struct emp_mode_ops *modes[2];
 	unsigned nmodes;
 	int loaded;
-} agent;
+	/* A load reached the modes' onload and then failed: their set-up (handlers, tables) is not undone, so no
+	 * second attempt is made in this JVM. */
+	int tried;
+	/* 1 from a successful load until the recording is stopped (VMDeath, duration=, `emp-attach PID stop`): the
+	 * first to clear it stops the modes and the writer.  Relaxed where only read: a thread that still sees 1 arms
+	 * itself once more, which the modes' own stop flags turn into nothing. */
+	_Atomic int recording;
+	/* duration=: a native thread (invisible to the program) that stops the recording when the time is up, or
+	 * earlier when `stopped` is signalled; joined by whoever stops the recording, unless it is that thread. */
+	pthread_t timer;
+	int timer_started;
+	pthread_mutex_t timer_lock;
+	pthread_cond_t timer_cond;
+	int stopped;
+	_Atomic int stop_done; /* the stopper finished (dump complete): a later stopper waits for it */
+} agent = { .timer_lock = PTHREAD_MUTEX_INITIALIZER };
 
 #define EACH_MODE(m) for (const struct emp_mode_ops *const *m = agent.modes; m < agent.modes + agent.nmodes; m++)
 
@@ -92,7 +111,8 @@ static char *thread_name(jvmtiEnv *jvmti, jthread thread)
 
 static void attach_thread(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
-	if (agent.opts.mode == EMP_MODE_OFF || emp_writer_is_current() || emp_tls_thread)
+	if (agent.opts.mode == EMP_MODE_OFF || emp_tls_thread ||
+	    !atomic_load_explicit(&agent.recording, memory_order_relaxed))
 		return;
 	char *name = thread_name(jvmti, thread);
 	struct emp_thread *t = emp_thread_attach(name, EMP_THREAD_JAVA, jni);
@@ -112,19 +132,25 @@ static void prop(jvmtiEnv *jvmti, const char *key, char *out, size_t len)
 	}
 }
 
-static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+/* The recording starts: at VMInit (@thread is `main`), or at once when attached (@thread NULL: the thread running
+ * Agent_OnAttach is the JVM's Attach Listener, not one of the program's). */
+static void start_recording(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
-	JavaVM *vm = NULL;
 	char value[1024];
-	(*jni)->GetJavaVM(jni, &vm);
 	/* sun.java.command is set only after the OnLoad phase.  (java.version is not a VM property at all:
 	 * jvm_version in META identifies the JDK.) */
 	prop(jvmti, "sun.java.command", value, sizeof(value));
 	emp_writer_add_meta("command", value);
-	emp_writer_start(vm);
-	attach_thread(jvmti, jni, thread);
+	emp_writer_start();
+	if (thread)
+		attach_thread(jvmti, jni, thread);
 	EACH_MODE(m) if ((*m)->vm_init)
 		(*m)->vm_init(jvmti, jni, thread);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	start_recording(jvmti, jni, thread);
 }
 
 static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -143,12 +169,79 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	emp_thread_detach();
 }
 
-static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+/* End the recording (once; later calls return at once): the modes stop producing, in reverse order, then the
+ * writer drains, writes END with @reason and closes the dump.  The program goes on.  Any thread: the modes' stop
+ * hooks take no JVMTI or JNI (@jni is NULL on the duration timer's native thread). */
+static void stop_recording(JNIEnv *jni, const char *reason)
 {
+	int was = 1;
+	/* seq_cst CAS: exactly one stopper; pairs with the other stoppers' CAS. */
+	if (!atomic_compare_exchange_strong(&agent.recording, &was, 0)) {
+		/* (F) acquire; pairs with (G): VMDeath must not return, and let the JVM exit, while the duration timer
+		 * is still finishing the dump. */
+		while (agent.loaded && !atomic_load_explicit(&agent.stop_done, memory_order_acquire))
+			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		return;
+	}
 	for (unsigned i = agent.nmodes; i-- > 0;)
 		if (agent.modes[i]->vm_death)
-			agent.modes[i]->vm_death(jvmti, jni);
-	emp_writer_stop("vm_death");
+			agent.modes[i]->vm_death(agent.jvmti, jni);
+	emp_writer_stop(reason);
+	pthread_mutex_lock(&agent.timer_lock);
+	agent.stopped = 1;
+	if (agent.timer_started)
+		pthread_cond_signal(&agent.timer_cond);
+	pthread_mutex_unlock(&agent.timer_lock);
+	if (agent.timer_started && !pthread_equal(agent.timer, pthread_self()))
+		pthread_join(agent.timer, NULL);
+	else if (agent.timer_started)
+		pthread_detach(pthread_self());
+	/* (G) release; pairs with (F). */
+	atomic_store_explicit(&agent.stop_done, 1, memory_order_release);
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	(void)jvmti;
+	stop_recording(jni, "vm_death");
+}
+
+/* duration=: sleep until the time is up or the recording was stopped otherwise.  Every signal blocked (it
+ * inherits the mask), so no process-directed signal is delivered to it instead of to the JVM's threads. */
+static void *timer_main(void *arg)
+{
+	(void)arg;
+	struct timespec until = emp_ns_timespec(emp_clock_ns(CLOCK_MONOTONIC) + agent.opts.duration_ns);
+	int due = 0;
+	pthread_mutex_lock(&agent.timer_lock);
+	while (!agent.stopped && !due)
+		due = pthread_cond_timedwait(&agent.timer_cond, &agent.timer_lock, &until) == ETIMEDOUT;
+	pthread_mutex_unlock(&agent.timer_lock);
+	if (due)
+		stop_recording(NULL, "duration");
+	return NULL;
+}
+
+static void start_timer(void)
+{
+	pthread_condattr_t a;
+	sigset_t all, old;
+	if (pthread_condattr_init(&a) || pthread_condattr_setclock(&a, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&agent.timer_cond, &a)) {
+		emp_warn("duration=: cannot set up the timer; the recording ends with the JVM");
+		return;
+	}
+	pthread_condattr_destroy(&a);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&agent.timer, NULL, timer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		emp_warn("duration=: cannot start the timer thread (%s); the recording ends with the JVM", strerror(rc));
+	} else {
+		agent.timer_started = 1;
+		pthread_setname_np(agent.timer, "emp timer"); /* its OS name: top, perf, /proc (never a Java view) */
+	}
 }
 
 static const struct emp_mode_ops off_ops = { .name = "off" };
@@ -194,7 +287,9 @@ static int open_dump(jvmtiEnv *jvmti, char *err, size_t errlen)
 	return 0;
 }
 
-static jint load(JavaVM *vm, char *options)
+/* Load at start (Agent_OnLoad, @live 0: the recording starts at VMInit) or into a running JVM (Agent_OnAttach,
+ * @live 1: it starts at once, on the threads and classes that exist). */
+static jint load(JavaVM *vm, char *options, int live)
 {
 	char err[512];
 	jvmtiEnv *jvmti = NULL;
@@ -207,10 +302,29 @@ static jint load(JavaVM *vm, char *options)
 		emp_error("%s", err);
 		return JNI_ERR;
 	}
-	if (agent.opts.help) {
-		/* stderr, never stdout: the program's output stays the program's. */
-		fputs(emp_options_help(), stderr);
+	if (live && emp_options_check_attach(&agent.opts, err, sizeof(err))) {
+		emp_error("%s", err);
 		return JNI_ERR;
+	}
+	/* In a running JVM the sampling signal may be taken already (async-profiler, or a libemp.so loaded from
+	 * another path, which has state of its own): taking it over would break that one. */
+	struct sigaction cur;
+	if (live && agent.opts.mode == EMP_MODE_SAMPLE && !sigaction(EMP_SAMPLER_SIGNAL, NULL, &cur) &&
+	    cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN) {
+		emp_error("attach: %s has a handler already (another profiler in this JVM?); nothing was started",
+			  EMP_SAMPLER_SIGNAL_NAME);
+		return JNI_ERR;
+	}
+	if (agent.opts.help) {
+		/* stderr, never stdout: the program's output stays the program's.  Then exit(0) here, as the JDK's own
+		 * JDWP agent does for -agentlib:jdwp=help: JNI_ERR would make the JVM print "Error occurred during
+		 * initialization of VM" and exit 1, and JNI_OK would run the program.  Agent_OnLoad runs before the JVM
+		 * creates its heap, its threads or its hsperfdata file (Threads::create_vm loads agents before
+		 * vm_init_globals), so there is nothing of the JVM's to clean up; exit() rather than _exit() still
+		 * flushes stdio and runs the atexit handlers. */
+		fputs(emp_options_help(), stderr);
+		fflush(stderr);
+		exit(0);
 	}
 	emp_log_set_level(agent.opts.log);
 	switch (agent.opts.mode) {
@@ -246,6 +360,7 @@ static jint load(JavaVM *vm, char *options)
 	cb.VMDeath = on_vm_death;
 	cb.ThreadStart = on_thread_start;
 	cb.ThreadEnd = on_thread_end;
+	agent.tried = 1;
 	EACH_MODE(m) if ((*m)->onload && (*m)->onload(jvmti, &agent.opts, &caps, &cb, err, sizeof(err))) {
 		emp_error("%s", err);
 		return JNI_ERR;
@@ -262,41 +377,73 @@ static jint load(JavaVM *vm, char *options)
 	}
 	/* ...and events are enabled only once it exists. */
 	e = (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof(cb));
-	jvmtiEvent base[] = { JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
-			      JVMTI_EVENT_THREAD_END };
-	for (size_t i = 0; e == JVMTI_ERROR_NONE && i < sizeof(base) / sizeof(base[0]); i++)
+	jvmtiEvent base[] = { JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+			      JVMTI_EVENT_VM_INIT };
+	/* (VMInit is not an event of the live phase: enabling it after the VM started is refused.) */
+	atomic_store_explicit(&agent.recording, 1, memory_order_relaxed);
+	for (size_t i = 0; e == JVMTI_ERROR_NONE && i < sizeof(base) / sizeof(base[0]) - (size_t)live; i++)
 		e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, base[i], NULL);
 	if (e != JVMTI_ERROR_NONE) {
 		emp_error("cannot enable JVMTI events (error %d)", e);
+		atomic_store_explicit(&agent.recording, 0, memory_order_relaxed);
 		emp_writer_stop("load_failed");
 		return JNI_ERR;
 	}
 	EACH_MODE(m) if ((*m)->enable && (*m)->enable(jvmti, err, sizeof(err))) {
 		emp_error("%s", err);
+		atomic_store_explicit(&agent.recording, 0, memory_order_relaxed);
 		emp_writer_stop("load_failed");
 		return JNI_ERR;
 	}
 	install_term_handlers();
 	agent.loaded = 1;
+	emp_writer_add_meta("started_by", live ? "attach" : "agentpath");
+	if (live) {
+		JNIEnv *jni = NULL;
+		if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK || !jni) {
+			emp_error("attach: no JNI environment on the attaching thread");
+			stop_recording(NULL, "load_failed");
+			return JNI_ERR;
+		}
+		start_recording(jvmti, jni, NULL);
+	}
+	if (agent.opts.duration_ns)
+		start_timer();
 	return JNI_OK;
 }
 
 EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
-	return load(vm, options);
+	return load(vm, options, 0);
 }
 
-/* Dynamic attach (jcmd JVMTI.agent_load) is refused: trace mode must see classes as they load, and sample mode keeps
- * its per-thread state in TLS that only the thread itself can set up (at ThreadStart), so the threads already running
- * at attach time could not be sampled — a profile of new threads only would mislead. */
+/* Dynamic attach (`emp-attach PID [options]`, or jcmd PID JVMTI.agent_load): the recording starts at once (see
+ * load()).  A JVM records once: a second attach reports the running (or finished) recording instead, and the option
+ * string "stop" (`emp-attach PID stop`) finishes the running one.  The return codes are attach.h's. */
 EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
-	(void)vm;
-	(void)options;
 	(void)reserved;
-	emp_error("emp cannot be attached to a running JVM; start the JVM with -agentpath:libemp.so=...");
-	return JNI_ERR;
+	/* The JVM unloads an agent library whose Agent_OnAttach fails.  A load that failed half-way has left signal
+	 * handlers (SIGPROF, and the SIGSEGV guard of agct.c, chained in front of the JVM's) and JVMTI callbacks that
+	 * point into this library: it must stay mapped.  RTLD_NODELETE on a reference of our own pins it. */
+	Dl_info self;
+	if (dladdr((void *)Agent_OnAttach, &self) && self.dli_fname)
+		dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+	int recording = atomic_load_explicit(&agent.recording, memory_order_relaxed);
+	if (options && !strcmp(options, EMP_ATTACH_STOP)) {
+		if (!recording)
+			return agent.loaded ? EMP_ATTACH_FINISHED : EMP_ATTACH_NONE;
+		JNIEnv *jni = NULL;
+		(*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8);
+		stop_recording(jni, "stop");
+		return JNI_OK;
+	}
+	if (agent.loaded)
+		return recording ? EMP_ATTACH_RUNNING : EMP_ATTACH_FINISHED;
+	if (agent.tried)
+		return EMP_ATTACH_BROKEN;
+	return load(vm, options, 1);
 }
 
 EXPORT JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)

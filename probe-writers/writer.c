@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <jni.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -42,7 +41,6 @@ static struct {
 	uint64_t flush_ns;
 	emp_sample_decode_fn decode;
 	pthread_t thread;
-	JavaVM *vm;
 	struct wthread *threads;     /* the states being drained */
 	struct emp_thread *pending;  /* taken from the hand-off queue but not yet listed (out of memory): next pass */
 	uint64_t events;
@@ -80,7 +78,6 @@ static struct {
 	_Atomic uint32_t word;
 	_Atomic int sleeping;
 } __attribute__((aligned(64))) wake; /* aligned type: sizeof is 64, the line is not shared */
-static __thread int on_writer_thread;
 
 static void futex_wait(_Atomic uint32_t *addr, uint32_t expected, uint64_t ns)
 {
@@ -100,11 +97,6 @@ int emp_writer_alive(void)
 {
 	int s = atomic_load_explicit(&state, memory_order_relaxed);
 	return s == W_OPEN || s == W_RUNNING;
-}
-
-int emp_writer_is_current(void)
-{
-	return on_writer_thread;
 }
 
 void emp_writer_set_sample_decoder(emp_sample_decode_fn fn)
@@ -329,7 +321,6 @@ static void flush_all(void)
  * else on the thread that stops it. */
 static void finish(void)
 {
-	on_writer_thread = 1;
 	/* (R) acquire; pairs with the requester's CAS in set_reason(), which precedes its CAS of state to STOPPING. */
 	const char *reason = atomic_load_explicit(&end_reason, memory_order_acquire);
 	if (!reason)
@@ -358,13 +349,6 @@ static void finish(void)
 static void *writer_main(void *arg)
 {
 	(void)arg;
-	JNIEnv *env = NULL;
-	on_writer_thread = 1;
-	if (w.vm) {
-		JavaVMAttachArgs args = { .version = JNI_VERSION_1_8, .name = (char *)"emp writer", .group = NULL };
-		if ((*w.vm)->AttachCurrentThreadAsDaemon(w.vm, (void **)&env, &args) != JNI_OK)
-			emp_warn("writer thread could not attach to the JVM; sampled methods stay unresolved");
-	}
 	uint64_t next_flush = emp_clock_ns(CLOCK_MONOTONIC) + w.flush_ns;
 	while (atomic_load_explicit(&state, memory_order_acquire) == W_RUNNING) {
 		/* (W3) acquire; pairs with a producer's (W1). */
@@ -387,15 +371,12 @@ static void *writer_main(void *arg)
 		}
 	}
 	finish();
-	if (w.vm && env)
-		(*w.vm)->DetachCurrentThread(w.vm);
 	return NULL;
 }
 
-int emp_writer_start(void *vm)
+int emp_writer_start(void)
 {
 	int expected = W_OPEN;
-	w.vm = vm;
 	if (!atomic_compare_exchange_strong(&state, &expected, W_RUNNING))
 		return -1;
 	int rc = pthread_create(&w.thread, NULL, writer_main, NULL);

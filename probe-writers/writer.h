@@ -26,7 +26,7 @@
 struct emp_sink;
 
 /* Turns one EMP_REC_SAMPLE ring record into a stack of method ids (root first).  Runs on the writer thread, which
- * may call JVMTI (it is attached to the JVM as a daemon).  Return: 0, or -1 to drop the record (counted by the
+ * cannot call JVMTI or JNI (it is not attached to the JVM).  Return: 0, or -1 to drop the record (counted by the
  * decoder itself). */
 typedef int (*emp_sample_decode_fn)(const uint8_t *rec, uint32_t size, uint64_t *ticks,
 				    enum emp_thread_state *state, uint32_t *frames, uint32_t *depth);
@@ -36,14 +36,13 @@ typedef int (*emp_sample_decode_fn)(const uint8_t *rec, uint32_t size, uint64_t 
 int emp_writer_open(const struct emp_options *o, struct emp_sink *sink, const char *const *meta_kv, size_t n_meta,
 		    char *err, size_t errlen);
 void emp_writer_set_sample_decoder(emp_sample_decode_fn fn);
-/* emp_writer_start - start the thread; @vm (a JavaVM *, may be NULL) is attached to as a daemon thread. */
-int emp_writer_start(void *vm);
+/* emp_writer_start - start the thread: a native thread, never attached to the JVM, so the program cannot see it
+ * (Thread.activeCount/enumerate, ThreadMXBean, jcmd Thread.print; tests/integration/invisible.sh). */
+int emp_writer_start(void);
 /* Queue a META key/value pair; written with the writer's next pass (or at stop). */
 void emp_writer_add_meta(const char *key, const char *value);
 /* 1 while records are still accepted (between open and stop). */
 int emp_writer_alive(void);
-/* 1 on the writer thread itself (its own JVM events must not be recorded). */
-int emp_writer_is_current(void);
 /* emp_writer_wake - ask the writer to drain now (a producer found its ring full). */
 void emp_writer_wake(void);
 /* emp_writer_stop - final drain, counters, END, close.  Idempotent.  @reason goes into END ("vm_death", ...): a

@@ -13,72 +13,35 @@
 
 #define MS (1000ull * 1000ull)
 
-static const char help_text[] =
-	"emp agent options: -agentpath:libemp.so=key=value,key=value,...\n"
-	"  mode=sample|trace|off   what to record (default: sample)\n"
-	"  interval=TIME           sample mode: sampling interval, with unit ns|us|ms|s (default: 10ms;\n"
-	"                          100us .. 10s)\n"
-	"  clock=cpu|wall          sample mode: sample CPU time of running threads, or every live thread\n"
-	"                          each interval with its state (default: cpu)\n"
-	"  engine=auto|perf|ctimer|itimer\n"
-	"                          sample mode, clock=cpu: what sends the sampling signal: a perf_event CPU\n"
-	"                          clock per thread, a CPU-time timer per thread, or setitimer; auto takes the\n"
-	"                          first that works in that order (default: auto)\n"
-	"  threads=all|java        sample mode: every thread of the process (Java threads, and the JVM's own:\n"
-	"                          JIT compilers, GC, VM thread, with native frames) or the Java threads only;\n"
-	"                          all needs clock=cpu (default: all with clock=cpu, java with wall)\n"
-	"  depth=N                 sample mode: maximum frames per sample, 1 .. 4096 (default: 2048)\n"
-	"  include=PATTERN[;...]   trace mode: methods to trace, e.g. com.acme.*, Foo*, Bar.run, *.get*\n"
-	"                          (repeatable; at least one is required in trace mode)\n"
-	"  exclude=PATTERN[;...]   trace mode: methods not to trace (repeatable; wins over include)\n"
-	"  iteration=CLASS.METHOD  each call of this method marks one iteration (both modes)\n"
-	"  onfull=block|drop       trace mode: a full ring makes the thread wait, or drops and counts the\n"
-	"                          record (default: block: nothing is lost)\n"
-	"  out=PATH                dump file; %p = pid, %t = start time, %% = % (default: emp-%p.emp)\n"
-	"  writer=file|null|tcp:HOST:PORT\n"
-	"                          where records go: LZ4 dump file, nowhere (measures the probes alone),\n"
-	"                          or the same bytes streamed to `emp-analyze receive` (default: file)\n"
-	"  flush=TIME              the writer writes complete chunks at least this often, so a killed JVM\n"
-	"                          leaves a dump readable up to then (default: 1s; 10ms .. 60s)\n"
-	"  ringsize=SIZE           per-thread ring buffer, power of two, with K|M suffix (default: 1M in\n"
-	"                          trace mode, 256K otherwise; 64K .. 1024M)\n"
-	"  timesource=auto|tsc|monotonic\n"
-	"                          event clock: invariant TSC when the CPU has one, else CLOCK_MONOTONIC\n"
-	"                          (default: auto)\n"
-	"  log=error|warn|info|debug\n"
-	"                          agent messages on stderr (default: warn); nothing is ever printed on stdout\n"
-	"  help                    print this text and stop the JVM\n";
+/* Every option is one row of opts[] below: its name, the syntax and text `help` shows, its default and its parser.
+ * The defaults are set by running each row's parser on its default text, and `help` is generated from the same rows,
+ * so the help, the defaults and the parser cannot disagree. */
+struct opt;
+struct choice {
+	const char *name;
+	unsigned value;
+};
+typedef int (*opt_parse_fn)(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el);
 
-const char *emp_options_help(void)
-{
-	return help_text;
-}
+struct opt {
+	const char *name;
+	const char *value;        /* syntax in help ("TIME"); NULL: the choices joined by '|'; "" for the flag (help) */
+	const char *text;         /* what it does, for help */
+	const char *def;          /* default, parsed at reset and shown in help; NULL: none, or see def_text */
+	const char *def_text;     /* help's default when it depends on other options (set in emp_options_parse) */
+	opt_parse_fn parse;
+	const struct choice *choices; /* choice options: their values, ended by a NULL name */
+	size_t field;             /* choice options: offsetof their enum; time options: offsetof their uint64_t */
+	uint64_t min, max;        /* time options: the accepted range */
+	int repeatable;
+};
 
-const char *emp_mode_name(enum emp_mode m)
-{
-	switch (m) {
-	case EMP_MODE_OFF:
-		return "off";
-	case EMP_MODE_SAMPLE:
-		return "sample";
-	case EMP_MODE_TRACE:
-		return "trace";
-	}
-	return "unknown";
-}
-
-const char *emp_writer_name(enum emp_writer_kind w)
-{
-	switch (w) {
-	case EMP_WRITER_FILE:
-		return "file";
-	case EMP_WRITER_NULL:
-		return "null";
-	case EMP_WRITER_TCP:
-		return "tcp";
-	}
-	return "unknown";
-}
+/* The rows, in help order; an option's index is its bit in emp_options_parse()'s @seen. */
+enum opt_id {
+	OPT_MODE, OPT_INTERVAL, OPT_CLOCK, OPT_ENGINE, OPT_THREADS, OPT_DEPTH, OPT_INCLUDE, OPT_EXCLUDE, OPT_ITERATION,
+	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG, OPT_DURATION, OPT_HELP,
+	OPT_COUNT
+};
 
 __attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -90,12 +53,14 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+static const struct { const char *unit; uint64_t mult; } time_units[] = {
+	{ "ns", 1 }, { "us", 1000 }, { "ms", MS }, { "s", 1000 * MS },
+};
+#define N_TIME_UNITS (sizeof(time_units) / sizeof(time_units[0]))
+
 /* Parse "<digits><unit>" with unit ns|us|ms|s into nanoseconds.  Return: 0 or -1. */
 static int parse_time(const char *v, uint64_t *ns)
 {
-	static const struct { const char *unit; uint64_t mult; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", MS }, { "s", 1000 * MS },
-	};
 	char *end;
 	if (!isdigit((unsigned char)*v))
 		return -1;
@@ -103,15 +68,25 @@ static int parse_time(const char *v, uint64_t *ns)
 	unsigned long long n = strtoull(v, &end, 10);
 	if (errno)
 		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			if (n > UINT64_MAX / units[i].mult)
+	for (size_t i = 0; i < N_TIME_UNITS; i++) {
+		if (!strcmp(end, time_units[i].unit)) {
+			if (n > UINT64_MAX / time_units[i].mult)
 				return -1;
-			*ns = n * units[i].mult;
+			*ns = n * time_units[i].mult;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+/* @ns in the largest unit that divides it ("100us", "10s"), the inverse of parse_time(). */
+static const char *format_time(uint64_t ns, char *buf, size_t len)
+{
+	size_t i = N_TIME_UNITS - 1;
+	while (i > 0 && ns % time_units[i].mult)
+		i--;
+	snprintf(buf, len, "%" PRIu64 "%s", ns / time_units[i].mult, time_units[i].unit);
+	return buf;
 }
 
 /* Parse "<digits>[K|M]" into bytes. */
@@ -159,172 +134,309 @@ static int push(char ***list, size_t *n, const char *v)
 	return 0;
 }
 
-/* Options that take one value; their index is their bit in parse_one()'s @seen. */
-static const char *const single[] = { "mode", "interval", "clock", "depth", "out", "writer", "onfull",
-				      "flush", "ringsize", "timesource", "log", "iteration", "engine", "threads" };
-
-/* Whether @key names an option that takes a value (to tell "mode" without =value from a misspelt name). */
-static int known_key(const char *key)
+/* Replace the string option *@dst by a copy of @val. */
+static int set_string(char **dst, const char *val, char *err, size_t el)
 {
-	for (unsigned i = 0; i < sizeof(single) / sizeof(single[0]); i++)
-		if (!strcmp(key, single[i]))
-			return 1;
-	return !strcmp(key, "include") || !strcmp(key, "exclude");
+	char *s = strdup(val);
+	if (!s)
+		return fail(err, el, "out of memory");
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+/* "a, b or c" from a choice list. */
+static void join_choices(const struct choice *c, const char *sep, const char *last, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (size_t i = 0; c[i].name; i++)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", i == 0 ? "" : c[i + 1].name ? sep : last,
+				      c[i].name);
+}
+
+/* The enums that choice options set are all unsigned int to gcc (no negative enumerators). */
+_Static_assert(sizeof(enum emp_mode) == sizeof(unsigned) && sizeof(enum emp_sample_clock) == sizeof(unsigned) &&
+		       sizeof(enum emp_sample_engine) == sizeof(unsigned) &&
+		       sizeof(enum emp_sample_threads) == sizeof(unsigned) && sizeof(enum emp_onfull) == sizeof(unsigned) &&
+		       sizeof(enum emp_timesource) == sizeof(unsigned) && sizeof(enum emp_log_level) == sizeof(unsigned),
+	       "choice options store an unsigned enum");
+
+static int parse_choice(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	for (const struct choice *c = d->choices; c->name; c++) {
+		if (!strcmp(val, c->name)) {
+			*(unsigned *)((char *)o + d->field) = c->value;
+			return 0;
+		}
+	}
+	char list[256];
+	join_choices(d->choices, ", ", " or ", list, sizeof(list));
+	return fail(err, el, "%s=%s: expected %s", d->name, val, list);
+}
+
+static int parse_time_opt(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	uint64_t *ns = (uint64_t *)((char *)o + d->field);
+	char lo[32], hi[32];
+	if (parse_time(val, ns))
+		return fail(err, el, "%s=%s: expected a number with unit ns, us, ms or s (e.g. %s)", d->name, val,
+			    d->def ? d->def : "30s");
+	if (*ns < d->min || *ns > d->max)
+		return fail(err, el, "%s=%s: out of range %s .. %s", d->name, val, format_time(d->min, lo, sizeof(lo)),
+			    format_time(d->max, hi, sizeof(hi)));
+	return 0;
+}
+
+static int parse_depth(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	uint64_t n;
+	if (parse_uint(val, 4096, &n) || n == 0)
+		return fail(err, el, "%s=%s: expected a number from 1 to 4096", d->name, val);
+	o->depth = (uint32_t)n;
+	return 0;
+}
+
+static int parse_out(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	(void)d;
+	if (!*val)
+		return fail(err, el, "out=: empty path");
+	for (const char *p = strchr(val, '%'); p; p = strchr(p + 2, '%'))
+		if (p[1] != 'p' && p[1] != 't' && p[1] != '%')
+			return fail(err, el, "out=%s: unknown %%-escape (use %%p, %%t or %%%%)", val);
+	if (strlen(val) > 4000)
+		return fail(err, el, "out=: path too long");
+	return set_string(&o->out, val, err, el);
+}
+
+static int parse_writer(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	(void)d;
+	if (!strcmp(val, "file")) {
+		o->writer = EMP_WRITER_FILE;
+	} else if (!strcmp(val, "null")) {
+		o->writer = EMP_WRITER_NULL;
+	} else if (!strncmp(val, "tcp:", 4)) {
+		const char *colon = strrchr(val + 4, ':');
+		uint64_t port;
+		if (!colon || colon == val + 4 || parse_uint(colon + 1, 65535, &port) || port == 0)
+			return fail(err, el, "writer=%s: expected tcp:HOST:PORT", val);
+		char *host = strndup(val + 4, (size_t)(colon - (val + 4)));
+		if (!host)
+			return fail(err, el, "out of memory");
+		o->writer = EMP_WRITER_TCP;
+		o->tcp_port = (uint16_t)port;
+		free(o->tcp_host);
+		o->tcp_host = host;
+	} else {
+		return fail(err, el, "writer=%s: expected file, null or tcp:HOST:PORT", val);
+	}
+	return 0;
+}
+
+static int parse_ringsize(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	(void)d;
+	if (parse_size(val, &o->ring_bytes))
+		return fail(err, el, "ringsize=%s: expected a size such as 64K or 1M", val);
+	if (o->ring_bytes < (64u << 10) || o->ring_bytes > (1024ull << 20) || (o->ring_bytes & (o->ring_bytes - 1)))
+		return fail(err, el, "ringsize=%s: must be a power of two from 64K to 1024M", val);
+	return 0;
+}
+
+static int parse_pattern(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	if (!*val)
+		return fail(err, el, "%s=: empty pattern", d->name);
+	int inc = !strcmp(d->name, "include");
+	if (push(inc ? &o->include : &o->exclude, inc ? &o->n_include : &o->n_exclude, val))
+		return fail(err, el, "out of memory");
+	return 0;
+}
+
+static int parse_iteration(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	(void)d;
+	const char *dot = strrchr(val, '.');
+	if (!dot || dot == val || !dot[1] || strpbrk(val, "*; "))
+		return fail(err, el, "iteration=%s: expected a method as pkg.Class.method", val);
+	return set_string(&o->iteration, val, err, el);
+}
+
+/* help is a flag: emp_options_parse() sets it when it stands alone; with a value it lands here. */
+static int parse_help(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	(void)o;
+	(void)d;
+	return fail(err, el, "option help takes no value (help=%s)", val);
+}
+
+static const struct choice modes[] = { { "sample", EMP_MODE_SAMPLE }, { "trace", EMP_MODE_TRACE },
+				       { "off", EMP_MODE_OFF }, { NULL, 0 } };
+static const struct choice clocks[] = { { "cpu", EMP_CLOCK_CPU }, { "wall", EMP_CLOCK_WALL }, { NULL, 0 } };
+static const struct choice engines[] = { { "auto", EMP_SAMPLE_ENGINE_AUTO }, { "perf", EMP_SAMPLE_ENGINE_PERF },
+					 { "ctimer", EMP_SAMPLE_ENGINE_CTIMER }, { "itimer", EMP_SAMPLE_ENGINE_ITIMER },
+					 { NULL, 0 } };
+static const struct choice thread_sets[] = { { "all", EMP_THREADS_ALL }, { "java", EMP_THREADS_JAVA }, { NULL, 0 } };
+static const struct choice onfulls[] = { { "block", EMP_ONFULL_BLOCK }, { "drop", EMP_ONFULL_DROP }, { NULL, 0 } };
+static const struct choice timesources[] = { { "auto", EMP_TIME_AUTO }, { "tsc", EMP_TIME_TSC },
+					     { "monotonic", EMP_TIME_MONOTONIC }, { NULL, 0 } };
+static const struct choice levels[] = { { "error", EMP_LOG_ERROR }, { "warn", EMP_LOG_WARN },
+					{ "info", EMP_LOG_INFO }, { "debug", EMP_LOG_DEBUG }, { NULL, 0 } };
+
+#define CHOICE(list, member) .parse = parse_choice, .choices = (list), .field = offsetof(struct emp_options, member)
+#define TIME(member, lo, hi) .value = "TIME", .parse = parse_time_opt, .field = offsetof(struct emp_options, member), \
+	.min = (lo), .max = (hi)
+
+static const struct opt opts[OPT_COUNT] = {
+	[OPT_MODE] = { "mode", CHOICE(modes, mode), .text = "what to record", .def = "sample" },
+	[OPT_INTERVAL] = { "interval", TIME(interval_ns, 100000, 10000 * MS),
+			   .text = "sample mode: sampling interval, with unit ns|us|ms|s", .def = "10ms" },
+	[OPT_CLOCK] = { "clock", CHOICE(clocks, clock), .def = "cpu",
+			.text = "sample mode: sample CPU time of running threads, or every live thread each interval "
+				"with its state" },
+	[OPT_ENGINE] = { "engine", CHOICE(engines, engine), .def = "auto",
+			 .text = "sample mode, clock=cpu: what sends the sampling signal: a perf_event CPU clock per "
+				 "thread, a CPU-time timer per thread, or setitimer; auto takes the first that works in "
+				 "that order" },
+	[OPT_THREADS] = { "threads", CHOICE(thread_sets, threads), .def_text = "all with clock=cpu, java with wall",
+			  .text = "sample mode: every thread of the process (Java threads, and the JVM's own: JIT "
+				  "compilers, GC, VM thread, with native frames) or the Java threads only; all needs "
+				  "clock=cpu" },
+	[OPT_DEPTH] = { "depth", "N", "sample mode: maximum frames per sample, 1 .. 4096", "2048", .parse = parse_depth },
+	[OPT_INCLUDE] = { "include", "PATTERN[;...]", .parse = parse_pattern, .repeatable = 1,
+			  .text = "trace mode: methods to trace, e.g. com.acme.*, Foo*, Bar.run, *.get* (repeatable; at "
+				  "least one is required in trace mode)" },
+	[OPT_EXCLUDE] = { "exclude", "PATTERN[;...]", .parse = parse_pattern, .repeatable = 1,
+			  .text = "trace mode: methods not to trace (repeatable; wins over include)" },
+	[OPT_ITERATION] = { "iteration", "CLASS.METHOD", "each call of this method marks one iteration (both modes)",
+			    .parse = parse_iteration },
+	[OPT_ONFULL] = { "onfull", CHOICE(onfulls, onfull), .def = "block",
+			 .text = "trace mode: a full ring makes the thread wait (nothing is lost), or drops and counts "
+				 "the record" },
+	[OPT_OUT] = { "out", "PATH", "dump file; %p = pid, %t = start time, %% = %", "emp-%p.emp", .parse = parse_out },
+	[OPT_WRITER] = { "writer", "file|null|tcp:HOST:PORT", .def = "file", .parse = parse_writer,
+			 .text = "where records go: LZ4 dump file, nowhere (measures the probes alone), or the same "
+				 "bytes streamed to `emp-analyze receive`" },
+	[OPT_FLUSH] = { "flush", TIME(flush_ns, 10 * MS, 60000 * MS), .def = "1s",
+			.text = "the writer writes complete chunks at least this often, so a killed JVM leaves a dump "
+				"readable up to then" },
+	[OPT_RINGSIZE] = { "ringsize", "SIZE", .def_text = "1M in trace mode, 256K otherwise; 64K .. 1024M",
+			   .parse = parse_ringsize,
+			   .text = "per-thread ring buffer, power of two, with K|M suffix" },
+	[OPT_TIMESOURCE] = { "timesource", CHOICE(timesources, timesource), .def = "auto",
+			     .text = "event clock: invariant TSC when the CPU has one, else CLOCK_MONOTONIC" },
+	[OPT_LOG] = { "log", CHOICE(levels, log), .def = "warn",
+		      .text = "agent messages on stderr; nothing is ever printed on stdout" },
+	[OPT_DURATION] = { "duration", TIME(duration_ns, 100 * MS, 86400000 * MS), .def_text = "until the JVM ends",
+			   .text = "end the recording after this time and finish the dump; the program goes on (also "
+				   "`emp-attach PID stop`)" },
+	[OPT_HELP] = { "help", "", "print this text on stderr and exit with status 0", .parse = parse_help },
+};
+
+static const struct opt *find_opt(const char *name)
+{
+	for (size_t i = 0; i < OPT_COUNT; i++)
+		if (!strcmp(opts[i].name, name))
+			return &opts[i];
+	return NULL;
+}
+
+/* Append @s to the help text at *@n, breaking lines before column HELP_WIDTH and indenting continuations; @whole
+ * keeps @s on one line (the "(default: ...)" tail). */
+#define HELP_COLUMN 26
+#define HELP_WIDTH 100
+static void help_wrap(char *buf, size_t len, size_t *n, size_t *col, const char *s, int whole)
+{
+	while (*s) {
+		size_t w = whole ? strlen(s) : strcspn(s, " ");
+		if (*col > HELP_COLUMN && *col + 1 + w > HELP_WIDTH) {
+			*n += (size_t)snprintf(buf + *n, len - *n, "\n%*s", HELP_COLUMN, "");
+			*col = HELP_COLUMN;
+		} else if (*col > HELP_COLUMN) {
+			*n += (size_t)snprintf(buf + *n, len - *n, " ");
+			(*col)++;
+		}
+		*n += (size_t)snprintf(buf + *n, len - *n, "%.*s", (int)w, s);
+		*col += w;
+		s += w;
+		s += strspn(s, " ");
+	}
+}
+
+const char *emp_options_help(void)
+{
+	static char buf[8192];
+	size_t n = (size_t)snprintf(buf, sizeof(buf), "emp agent options: -agentpath:libemp.so=key=value,key=value,...\n");
+	for (size_t i = 0; i < OPT_COUNT; i++) {
+		const struct opt *d = &opts[i];
+		char syntax[128], value[96], tail[160] = "", lo[32], hi[32];
+		if (d->value)
+			snprintf(value, sizeof(value), "%s", d->value);
+		else
+			join_choices(d->choices, "|", "|", value, sizeof(value));
+		int w = snprintf(syntax, sizeof(syntax), "%s%s%s", d->name, *value ? "=" : "", value);
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "  %-*s", HELP_COLUMN - 2, syntax);
+		size_t col = HELP_COLUMN;
+		if (w > HELP_COLUMN - 3) /* the syntax leaves no room: the text starts on the next line */
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\n%*s", HELP_COLUMN, "");
+		help_wrap(buf, sizeof(buf), &n, &col, d->text, 0);
+		if (d->parse == parse_time_opt)
+			snprintf(tail, sizeof(tail), "(default: %s; %s .. %s)", d->def ? d->def : d->def_text,
+				 format_time(d->min, lo, sizeof(lo)), format_time(d->max, hi, sizeof(hi)));
+		else if (d->def || d->def_text)
+			snprintf(tail, sizeof(tail), "(default: %s)", d->def ? d->def : d->def_text);
+		help_wrap(buf, sizeof(buf), &n, &col, tail, 1);
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\n");
+	}
+	return buf;
+}
+
+const char *emp_mode_name(enum emp_mode m)
+{
+	for (const struct choice *c = modes; c->name; c++)
+		if (c->value == (unsigned)m)
+			return c->name;
+	return "unknown";
+}
+
+const char *emp_writer_name(enum emp_writer_kind w)
+{
+	switch (w) {
+	case EMP_WRITER_FILE:
+		return "file";
+	case EMP_WRITER_NULL:
+		return "null";
+	case EMP_WRITER_TCP:
+		return "tcp";
+	}
+	return "unknown";
 }
 
 /* One key=value, already split.  @seen records which single-valued keys appeared, to refuse repeats. */
 static int parse_one(struct emp_options *o, const char *key, const char *val, unsigned *seen, char *err, size_t el)
 {
-	for (unsigned i = 0; i < sizeof(single) / sizeof(single[0]); i++) {
-		if (!strcmp(key, single[i])) {
-			if (*seen & (1u << i))
-				return fail(err, el, "option %s given twice", key);
-			*seen |= 1u << i;
-		}
-	}
-	if (!strcmp(key, "mode")) {
-		if (!strcmp(val, "sample"))
-			o->mode = EMP_MODE_SAMPLE;
-		else if (!strcmp(val, "trace"))
-			o->mode = EMP_MODE_TRACE;
-		else if (!strcmp(val, "off"))
-			o->mode = EMP_MODE_OFF;
-		else
-			return fail(err, el, "mode=%s: expected sample, trace or off", val);
-	} else if (!strcmp(key, "interval")) {
-		if (parse_time(val, &o->interval_ns))
-			return fail(err, el, "interval=%s: expected a number with unit ns, us, ms or s (e.g. 10ms)", val);
-		if (o->interval_ns < 100000 || o->interval_ns > 10000 * MS)
-			return fail(err, el, "interval=%s: out of range 100us .. 10s", val);
-	} else if (!strcmp(key, "clock")) {
-		if (!strcmp(val, "cpu"))
-			o->clock = EMP_CLOCK_CPU;
-		else if (!strcmp(val, "wall"))
-			o->clock = EMP_CLOCK_WALL;
-		else
-			return fail(err, el, "clock=%s: expected cpu or wall", val);
-	} else if (!strcmp(key, "engine")) {
-		static const char *const engines[] = { "auto", "perf", "ctimer", "itimer" };
-		unsigned i;
-		for (i = 0; i < 4 && strcmp(val, engines[i]); i++)
-			;
-		if (i == 4)
-			return fail(err, el, "engine=%s: expected auto, perf, ctimer or itimer", val);
-		o->engine = (enum emp_sample_engine)i;
-	} else if (!strcmp(key, "threads")) {
-		if (!strcmp(val, "all"))
-			o->threads = EMP_THREADS_ALL;
-		else if (!strcmp(val, "java"))
-			o->threads = EMP_THREADS_JAVA;
-		else
-			return fail(err, el, "threads=%s: expected all or java", val);
-	} else if (!strcmp(key, "depth")) {
-		uint64_t d;
-		if (parse_uint(val, 4096, &d) || d == 0)
-			return fail(err, el, "depth=%s: expected a number from 1 to 4096", val);
-		o->depth = (uint32_t)d;
-	} else if (!strcmp(key, "out")) {
-		if (!*val)
-			return fail(err, el, "out=: empty path");
-		for (const char *p = strchr(val, '%'); p; p = strchr(p + 2, '%'))
-			if (p[1] != 'p' && p[1] != 't' && p[1] != '%')
-				return fail(err, el, "out=%s: unknown %%-escape (use %%p, %%t or %%%%)", val);
-		if (strlen(val) > 4000)
-			return fail(err, el, "out=: path too long");
-		free(o->out);
-		if (!(o->out = strdup(val)))
-			return fail(err, el, "out of memory");
-	} else if (!strcmp(key, "writer")) {
-		if (!strcmp(val, "file")) {
-			o->writer = EMP_WRITER_FILE;
-		} else if (!strcmp(val, "null")) {
-			o->writer = EMP_WRITER_NULL;
-		} else if (!strncmp(val, "tcp:", 4)) {
-			const char *colon = strrchr(val + 4, ':');
-			uint64_t port;
-			if (!colon || colon == val + 4 || parse_uint(colon + 1, 65535, &port) || port == 0)
-				return fail(err, el, "writer=%s: expected tcp:HOST:PORT", val);
-			o->writer = EMP_WRITER_TCP;
-			o->tcp_port = (uint16_t)port;
-			free(o->tcp_host);
-			if (!(o->tcp_host = strndup(val + 4, (size_t)(colon - (val + 4)))))
-				return fail(err, el, "out of memory");
-		} else {
-			return fail(err, el, "writer=%s: expected file, null or tcp:HOST:PORT", val);
-		}
-	} else if (!strcmp(key, "onfull")) {
-		if (!strcmp(val, "block"))
-			o->onfull = EMP_ONFULL_BLOCK;
-		else if (!strcmp(val, "drop"))
-			o->onfull = EMP_ONFULL_DROP;
-		else
-			return fail(err, el, "onfull=%s: expected block or drop", val);
-	} else if (!strcmp(key, "flush")) {
-		if (parse_time(val, &o->flush_ns))
-			return fail(err, el, "flush=%s: expected a number with unit ns, us, ms or s (e.g. 1s)", val);
-		if (o->flush_ns < 10 * MS || o->flush_ns > 60000 * MS)
-			return fail(err, el, "flush=%s: out of range 10ms .. 60s", val);
-	} else if (!strcmp(key, "ringsize")) {
-		if (parse_size(val, &o->ring_bytes))
-			return fail(err, el, "ringsize=%s: expected a size such as 64K or 1M", val);
-		if (o->ring_bytes < (64u << 10) || o->ring_bytes > (1024ull << 20) ||
-		    (o->ring_bytes & (o->ring_bytes - 1)))
-			return fail(err, el, "ringsize=%s: must be a power of two from 64K to 1024M", val);
-	} else if (!strcmp(key, "timesource")) {
-		if (!strcmp(val, "auto"))
-			o->timesource = EMP_TIME_AUTO;
-		else if (!strcmp(val, "tsc"))
-			o->timesource = EMP_TIME_TSC;
-		else if (!strcmp(val, "monotonic"))
-			o->timesource = EMP_TIME_MONOTONIC;
-		else
-			return fail(err, el, "timesource=%s: expected auto, tsc or monotonic", val);
-	} else if (!strcmp(key, "log")) {
-		static const char *const levels[] = { "error", "warn", "info", "debug" };
-		unsigned i;
-		for (i = 0; i < 4 && strcmp(val, levels[i]); i++)
-			;
-		if (i == 4)
-			return fail(err, el, "log=%s: expected error, warn, info or debug", val);
-		o->log = (enum emp_log_level)i;
-	} else if (!strcmp(key, "include") || !strcmp(key, "exclude")) {
-		if (!*val)
-			return fail(err, el, "%s=: empty pattern", key);
-		int inc = key[0] == 'i';
-		if (push(inc ? &o->include : &o->exclude, inc ? &o->n_include : &o->n_exclude, val))
-			return fail(err, el, "out of memory");
-	} else if (!strcmp(key, "iteration")) {
-		const char *dot = strrchr(val, '.');
-		if (!dot || dot == val || !dot[1] || strpbrk(val, "*; "))
-			return fail(err, el, "iteration=%s: expected a method as pkg.Class.method", val);
-		free(o->iteration);
-		if (!(o->iteration = strdup(val)))
-			return fail(err, el, "out of memory");
-	} else if (!strcmp(key, "help")) {
-		return fail(err, el, "option help takes no value (help=%s)", val);
-	} else {
+	const struct opt *d = find_opt(key);
+	if (!d)
 		return fail(err, el, "unknown option '%s' (try help)", key);
-	}
-	return 0;
+	unsigned bit = 1u << (d - opts);
+	if (!d->repeatable && (*seen & bit))
+		return fail(err, el, "option %s given twice", key);
+	*seen |= bit;
+	return d->parse(o, d, val, err, el);
 }
+
+#define GIVEN(seen, id) ((seen) & (1u << (id)))
 
 int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t errlen)
 {
 	memset(o, 0, sizeof(*o));
-	o->mode = EMP_MODE_SAMPLE;
-	o->interval_ns = 10 * MS;
-	o->clock = EMP_CLOCK_CPU;
-	o->engine = EMP_SAMPLE_ENGINE_AUTO;
-	o->depth = 2048;
-	o->writer = EMP_WRITER_FILE;
-	o->onfull = EMP_ONFULL_BLOCK;
-	o->flush_ns = 1000 * MS;
-	o->ring_bytes = 0; /* chosen by mode below unless given */
-	o->timesource = EMP_TIME_AUTO;
-	o->log = EMP_LOG_WARN;
-	o->out = strdup("emp-%p.emp");
+	for (size_t i = 0; i < OPT_COUNT; i++)
+		if (opts[i].def && opts[i].parse(o, &opts[i], opts[i].def, err, errlen))
+			return -1; /* out of memory: the defaults themselves are checked by the unit tests */
 	o->text = strdup(text ? text : "");
-	if (!o->out || !o->text)
+	if (!o->text)
 		return fail(err, errlen, "out of memory");
 
 	unsigned seen = 0;
@@ -341,9 +453,10 @@ int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t
 		item[n] = 0;
 		char *eq = strchr(item, '=');
 		if (!eq) {
-			if (!strcmp(item, "help"))
+			const struct opt *d = find_opt(item);
+			if (d == &opts[OPT_HELP])
 				o->help = 1;
-			else if (known_key(item))
+			else if (d)
 				return fail(err, errlen, "option '%s' needs a value (key=value; try help)", item);
 			else
 				return fail(err, errlen, "unknown option '%s' (try help)", item);
@@ -360,7 +473,8 @@ int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t
 		if (!*p)
 			return fail(err, errlen, "empty option (two commas, or a comma at the start or end)");
 	}
-	if (!o->ring_bytes)
+	/* The defaults that depend on other options (their rows' def_text says which). */
+	if (!GIVEN(seen, OPT_RINGSIZE))
 		o->ring_bytes = o->mode == EMP_MODE_TRACE ? 1u << 20 : 256u << 10;
 	if (o->help)
 		return 0;
@@ -370,29 +484,37 @@ int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t
 	if (o->mode != EMP_MODE_TRACE && (o->n_include || o->n_exclude))
 		return fail(err, errlen, "%s= applies to mode=trace only (mode is %s)", o->n_include ? "include" : "exclude",
 			    emp_mode_name(o->mode));
-	if (o->mode != EMP_MODE_SAMPLE && (seen & (1u << 1 | 1u << 2 | 1u << 3)))
-		return fail(err, errlen, "%s= applies to mode=sample only (mode is %s)",
-			    seen & 2 ? "interval" : seen & 4 ? "clock" : "depth", emp_mode_name(o->mode));
-	if (o->mode != EMP_MODE_SAMPLE && (seen & (1u << 12)))
-		return fail(err, errlen, "engine= applies to mode=sample only (mode is %s)", emp_mode_name(o->mode));
+	static const enum opt_id sample_only[] = { OPT_INTERVAL, OPT_CLOCK, OPT_DEPTH, OPT_ENGINE, OPT_THREADS };
+	for (size_t i = 0; i < sizeof(sample_only) / sizeof(sample_only[0]); i++)
+		if (o->mode != EMP_MODE_SAMPLE && GIVEN(seen, sample_only[i]))
+			return fail(err, errlen, "%s= applies to mode=sample only (mode is %s)", opts[sample_only[i]].name,
+				    emp_mode_name(o->mode));
 	if (o->clock == EMP_CLOCK_WALL && o->engine != EMP_SAMPLE_ENGINE_AUTO)
 		return fail(err, errlen, "engine= applies to clock=cpu only (clock=wall signals the threads itself)");
-	if (o->mode != EMP_MODE_SAMPLE && (seen & (1u << 13)))
-		return fail(err, errlen, "threads= applies to mode=sample only (mode is %s)", emp_mode_name(o->mode));
 	/* The JVM's own threads are idle most of the time: wall-clock samples of them would only say so, at the cost
 	 * of a signal per thread per interval.  So threads=all is the default for clock=cpu only, and refused with
 	 * clock=wall rather than silently narrowed. */
-	if (!(seen & (1u << 13)))
+	if (!GIVEN(seen, OPT_THREADS))
 		o->threads = o->clock == EMP_CLOCK_WALL ? EMP_THREADS_JAVA : EMP_THREADS_ALL;
 	else if (o->clock == EMP_CLOCK_WALL && o->threads == EMP_THREADS_ALL)
 		return fail(err, errlen, "threads=all applies to clock=cpu only (wall-clock samples of idle JVM threads "
 					 "say nothing; use threads=java)");
-	if (o->mode != EMP_MODE_TRACE && (seen & (1u << 6)))
+	if (o->mode != EMP_MODE_TRACE && GIVEN(seen, OPT_ONFULL))
 		return fail(err, errlen, "onfull= applies to mode=trace only (mode is %s)", emp_mode_name(o->mode));
 	if (o->mode == EMP_MODE_OFF && o->iteration)
 		return fail(err, errlen, "iteration= needs mode=sample or mode=trace (mode is off)");
-	if (o->writer != EMP_WRITER_FILE && (seen & (1u << 4)))
+	if (o->writer != EMP_WRITER_FILE && GIVEN(seen, OPT_OUT))
 		return fail(err, errlen, "out= applies to writer=file only (writer is %s)", emp_writer_name(o->writer));
+	return 0;
+}
+
+int emp_options_check_attach(const struct emp_options *o, char *err, size_t errlen)
+{
+	if (o->help)
+		return fail(err, errlen, "help: run `emp-attach --help`; nothing was started");
+	if (o->mode == EMP_MODE_SAMPLE && o->threads != EMP_THREADS_ALL)
+		return fail(err, errlen, "mode=sample in a running JVM needs clock=cpu,threads=all (the threads that run "
+					 "already are found only that way)");
 	return 0;
 }
 

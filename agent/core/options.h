@@ -43,6 +43,7 @@ struct emp_options {
 	char **exclude;
 	size_t n_exclude;
 	char *iteration;             /* pkg.Class.method whose calls mark iterations */
+	uint64_t duration_ns;        /* end the recording this long after it started; 0: at VMDeath */
 	int help;                    /* "help" was given */
 	char *text;                  /* the option string as given ("" when none) */
 };
@@ -52,6 +53,11 @@ struct emp_options {
  * and must still be released with emp_options_free()). */
 int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t errlen);
 void emp_options_free(struct emp_options *o);
+
+/* emp_options_check_attach - whether @o can start a recording in a running JVM (Agent_OnAttach; emp-attach checks
+ * first): the threads that run already get no ThreadStart, so sample mode finds them only with threads=all (and
+ * so clock=cpu).  Return: 0, or -1 with a one-line message in @err. */
+int emp_options_check_attach(const struct emp_options *o, char *err, size_t errlen);
 
 /* emp_options_help - the help text listing every option with its default (for `help`). */
 const char *emp_options_help(void);

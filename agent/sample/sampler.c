@@ -39,6 +39,7 @@
 #include "dump.h"
 #include "idcache.h"
 #include "log.h"
+#include "methods.h"
 #include "modes.h"
 #include "ring.h"
 #include "symbols.h"
@@ -52,8 +53,8 @@ static struct {
 	uint32_t depth;
 	pthread_mutex_t lock;              /* guards threads */
 	struct emp_sampler_thread *threads;
-	pthread_t wall_thread;
 	int wall_started;
+	_Atomic int wall_done;             /* the wall sampler's loop has ended */
 	_Atomic int stopping;              /* VMDeath began: the wall sampler ends, no new arming */
 	int64_t pseudo[EMP_AGCT_NOUTCOMES]; /* pseudo-frame ids by outcome (-code), 0 = none */
 	int64_t pseudo_other, pseudo_crashed, pseudo_unresolved, pseudo_truncated;
@@ -142,6 +143,19 @@ static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, voi
 	emp_sample_record(&t->ring, &head, st->native, st->frames);
 }
 
+int emp_sampler_sample_existing(struct emp_thread *t, struct emp_sampler_thread *st, void *uc)
+{
+	JNIEnv *env = NULL;
+	/* GetEnv only reads the JVM's own thread-local pointer to the current JavaThread and its JNIEnv field: no lock,
+	 * no allocation, no state transition (async-profiler calls it from its signal handler too).  Hidden JavaThreads
+	 * (compiler threads) have an env as well, but vmthreads.c gives frames only to threads not named as the JVM's. */
+	if (!s.vm || (*s.vm)->GetEnv(s.vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK || !env)
+		return 0;
+	t->jni = env; /* read by emp_agct_walk() on this thread only */
+	take_sample(t, st, uc);
+	return 1;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
@@ -180,10 +194,7 @@ out:
 
 static void prepare_methods(jvmtiEnv *jvmti, jclass klass)
 {
-	jint n = 0;
-	jmethodID *m = NULL;
-	if ((*jvmti)->GetClassMethods(jvmti, klass, &n, &m) == JVMTI_ERROR_NONE && m)
-		(*jvmti)->Deallocate(jvmti, (unsigned char *)m);
+	emp_methods_add_class(jvmti, klass); /* creates the jmethodIDs, and names them for the writer */
 }
 
 static void JNICALL on_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
@@ -409,13 +420,13 @@ static int wall_state(jvmtiEnv *jvmti, jthread ref)
 	return EMP_STATE_RUNNING;
 }
 
-static void *wall_main(void *arg)
+/* The wall-clock sampler asks JVMTI for each thread's state, so it must be a thread of the JVM.  It is a JVMTI agent
+ * thread (RunAgentThread): the JVM leaves those out of Thread.activeCount/enumerate, Thread.getAllStackTraces and
+ * every ThreadMXBean count and id list, where an attached thread shows (tests/integration/invisible.sh).  What
+ * still shows: its java.lang.Thread takes a thread id, and jcmd Thread.print lists it. */
+static void JNICALL wall_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg)
 {
-	(void)arg;
-	JNIEnv *env = NULL;
-	JavaVMAttachArgs args = { .version = JNI_VERSION_1_8, .name = (char *)"emp sampler", .group = NULL };
-	if ((*s.vm)->AttachCurrentThreadAsDaemon(s.vm, (void **)&env, &args) != JNI_OK)
-		env = NULL;
+	(void)jvmti, (void)arg;
 	/* Our own thread got a state through ThreadStart; it is not to be sampled. */
 	if (emp_tls_thread)
 		disarm(env, emp_tls_thread);
@@ -439,9 +450,21 @@ static void *wall_main(void *arg)
 		struct timespec ts = emp_ns_timespec(next);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
-	if (env)
-		(*s.vm)->DetachCurrentThread(s.vm);
-	return NULL;
+	/* (D) release: the loop is over; pairs with (E) in sampler_vm_death(). */
+	atomic_store_explicit(&s.wall_done, 1, memory_order_release);
+}
+
+/* Start wall_main() as a JVMTI agent thread named "emp sampler".  Return: 0 or -1. */
+static int wall_start(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
+	jmethodID ctor = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
+	jstring name = ctor ? (*jni)->NewStringUTF(jni, "emp sampler") : NULL;
+	jobject thread = name ? (*jni)->NewObject(jni, tc, ctor, name) : NULL;
+	int rc = thread && (*jvmti)->RunAgentThread(jvmti, thread, wall_main, NULL, JVMTI_THREAD_MAX_PRIORITY) ==
+				   JVMTI_ERROR_NONE ? 0 : -1;
+	(*jni)->ExceptionClear(jni);
+	return rc;
 }
 
 /* --- writer side: records into stacks of symbol ids --- */
@@ -471,38 +494,11 @@ static int64_t outcome_frame(int n)
 	return pseudo_id(&s.pseudo_other, "[agct_other]");
 }
 
-/* Class signature "Lpkg/Cls;" → "pkg/Cls" (symbols.c turns slashes into dots). */
+/* The writer is never attached to the JVM (the program must not see it): names come from methods.c. */
 static int64_t resolve_method(jmethodID m)
 {
-	jvmtiEnv *j = s.jvmti;
-	jclass klass = NULL;
-	char *csig = NULL, *name = NULL, *msig = NULL;
-	int64_t id = -1;
-	if ((*j)->GetMethodDeclaringClass(j, m, &klass) != JVMTI_ERROR_NONE ||
-	    (*j)->GetClassSignature(j, klass, &csig, NULL) != JVMTI_ERROR_NONE ||
-	    (*j)->GetMethodName(j, m, &name, &msig, NULL) != JVMTI_ERROR_NONE)
-		goto out;
-	char *cls = csig;
-	size_t len = strlen(cls);
-	if (len >= 2 && cls[0] == 'L' && cls[len - 1] == ';') {
-		cls[len - 1] = 0;
-		cls++;
-	}
-	id = emp_symbols_add_method(EMP_FRAME_JAVA, 0, cls, name, msig);
-out:
-	if (csig)
-		(*j)->Deallocate(j, (unsigned char *)csig);
-	if (name)
-		(*j)->Deallocate(j, (unsigned char *)name);
-	if (msig)
-		(*j)->Deallocate(j, (unsigned char *)msig);
-	/* klass is a local reference of the writer thread, which never returns to Java: without this they pile up */
-	if (klass && s.vm) {
-		JNIEnv *env = NULL;
-		if ((*s.vm)->GetEnv(s.vm, (void **)&env, JNI_VERSION_1_8) == JNI_OK && env)
-			(*env)->DeleteLocalRef(env, klass);
-	}
-	return id;
+	const struct emp_method_name *n = emp_methods_find(m);
+	return n ? emp_symbols_add_method(EMP_FRAME_JAVA, 0, n->cls, n->name, n->sig) : -1;
 }
 
 static int64_t method_frame(uint64_t m)
@@ -647,6 +643,29 @@ static int sampler_enable(jvmtiEnv *jvmti, char *err, size_t errlen)
 	return 0;
 }
 
+/* Attach: the Java threads that run already, for vmthreads.c to sample with their Java stacks and names. */
+static void java_threads(jvmtiEnv *jvmti)
+{
+	jint n = 0;
+	jthread *threads = NULL;
+	char **names = NULL;
+	size_t nn = 0;
+	if ((*jvmti)->GetAllThreads(jvmti, &n, &threads) == JVMTI_ERROR_NONE && threads) {
+		names = calloc((size_t)n, sizeof(*names));
+		for (jint i = 0; names && i < n; i++) {
+			jvmtiThreadInfo info;
+			memset(&info, 0, sizeof(info));
+			if ((*jvmti)->GetThreadInfo(jvmti, threads[i], &info) != JVMTI_ERROR_NONE || !info.name)
+				continue;
+			if ((names[nn] = strdup(info.name)))
+				nn++;
+			(*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+		}
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+	}
+	emp_vmthreads_java_stacks(s.depth, names, nn);
+}
+
 static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(*jni)->GetJavaVM(jni, &s.vm);
@@ -669,15 +688,17 @@ static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 			emp_warn("sampler: setitimer failed: %s; no samples will be taken", strerror(-rc));
 	}
 	if (s.engine == EMP_ENGINE_WALL) {
-		if (pthread_create(&s.wall_thread, NULL, wall_main, NULL))
+		if (wall_start(jvmti, jni))
 			emp_warn("sampler: cannot start the wall-clock sampler thread; no samples will be taken");
 		else
 			s.wall_started = 1;
 	}
-	/* threads=all: the scanner's first scan arms the JVM threads that exist now. */
+	/* threads=all: the scanner's first scan arms the JVM threads that exist now, and after an attach (no @thread)
+	 * the Java threads that exist, with their Java stacks. */
+	if (!thread)
+		java_threads(jvmti);
 	emp_vmthreads_start();
 	/* `main` was armed by thread_start before this hook (agent.c attaches it first). */
-	(void)thread;
 }
 
 static void sampler_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, struct emp_thread *t)
@@ -697,8 +718,10 @@ static void sampler_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 	(void)jvmti;
 	(void)jni;
 	atomic_store_explicit(&s.stopping, 1, memory_order_release);
-	if (s.wall_started)
-		pthread_join(s.wall_thread, NULL);
+	/* (E) acquire; pairs with (D): the agent thread cannot be joined, so wait for its loop to end (one interval
+	 * at most: it sleeps one interval between rounds). */
+	while (s.wall_started && !atomic_load_explicit(&s.wall_done, memory_order_acquire))
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 	if (s.engine == EMP_ENGINE_ITIMER)
 		emp_engine_itimer(0);
 	/* threads=all: scanner stopped, JVM threads disarmed and handed to the writer for its final drain. */

@@ -8,8 +8,9 @@
  *   handler (sampler.c)        AsyncGetCallTrace guarded against faults, with unknown_Java recovery
  *                              (agct.c), native frames by libunwind (native.c), one ring record;
  *                              on a JVM-internal thread (threads=all) native frames only (vmthreads.c)
- *   writer thread (sampler.c)  the decoder turns the record into a stack of symbol ids: jmethodIDs resolved with
- *                              JVMTI, native PCs with dladdr, failures into pseudo-frames
+ *   writer thread (sampler.c)  the decoder turns the record into a stack of symbol ids: jmethodIDs named from
+ *                              methods.c's table (filled at class preparation), native PCs with dladdr, failures
+ *                              into pseudo-frames
  */
 #ifndef EMP_SAMPLER_H
 #define EMP_SAMPLER_H
@@ -224,6 +225,14 @@ const char *emp_vmthreads_category_name(int category);
  * with a one-line message in @err. */
 int emp_vmthreads_setup(enum emp_engine engine, uint64_t interval_ns, uint64_t ring_bytes, char *err,
 			size_t errlen);
+/* emp_vmthreads_java_stacks - attach, before emp_vmthreads_start(): the threads the scanner arms that HotSpot does
+ * not name as its own may be Java threads that ran before the attach; walk their Java stacks, up to @depth frames,
+ * and name them after the Java thread among @names (the @n threads at the attach; kept) their OS name fits. */
+void emp_vmthreads_java_stacks(uint32_t depth, char **names, size_t n);
+/* emp_sampler_sample_existing - the signal handler on a thread vmthreads.c armed with st->frames: when it is a Java
+ * thread (one that ran before an attach), take a Java sample into @t's ring as for any Java thread.  Return: 1 when
+ * taken, 0 when the thread is no Java thread (the caller takes a native one).  Async-signal-safe (sampler.c). */
+int emp_sampler_sample_existing(struct emp_thread *t, struct emp_sampler_thread *st, void *ucontext);
 /* emp_vmthreads_start - VMInit: start the scanner (first scan at once, then every EMP_VMTHREADS_SCAN_MS). */
 void emp_vmthreads_start(void);
 /* emp_vmthreads_stop - VMDeath, before the writer's final drain: stop the scanner, disarm every JVM thread, count

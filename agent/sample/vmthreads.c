@@ -5,7 +5,8 @@
  *
  * Discovery.  A scanner thread (emp's own: not attached to the JVM, every signal blocked) lists /proc/self/task at
  * start (VMInit) and then every EMP_VMTHREADS_SCAN_MS.  A tid that is neither a Java thread (claimed, below) nor
- * emp's own (the scanner, the writer: emp_thread_writer_tid()) nor armed already is armed as a JVM thread:
+ * emp's own (the scanner, the writer: emp_thread_writer_tid(), threads named "emp ...") nor armed already is armed
+ * as a JVM thread:
  *   - at once when its name is one HotSpot gives its own threads (a category other than [native thread], see
  *     emp_vmthreads_category()).  A Java thread cannot be mistaken for one: HotSpot sets a JavaThread's OS name
  *     only after it posted its ThreadStart (JavaThread::run, then thread_main_inner), so a Java thread before its
@@ -97,6 +98,12 @@ static struct {
 	enum emp_engine engine;
 	uint64_t interval_ns;
 	uint64_t ring_bytes;
+	/* Attach: the Java threads that ran before it never get a ThreadStart, so the scanner arms them like JVM
+	 * threads, and their samples walk the Java stack (emp_sampler_sample_existing) into frames of this depth;
+	 * 0 at start-up (every Java thread is announced).  Set before the scanner starts, then constant. */
+	uint32_t java_depth;
+	char **java_names;              /* the Java threads' names at the attach, to name them by (see arm()) */
+	size_t n_java_names;
 	/* The registry lock: the tid map's writer side, `armed`, `java`, `stop`.  Held from the scanner's "not a Java
 	 * thread?" to its arming, and by emp_vmthreads_claim(): that is the take-over rule. */
 	pthread_mutex_t lock;
@@ -240,9 +247,29 @@ static void read_comm(pid_t tid, char *name, size_t len)
 	name[strcspn(name, "\n")] = 0;
 }
 
+/* After an attach: the Java name of the thread whose OS name is @comm — HotSpot names a Java thread's OS thread
+ * after it, cut to 15 characters — when exactly one Java thread's name fits; else NULL (`main` keeps the
+ * launcher's "java"; the workers of a pool cut to the same 15 characters keep them). */
+static const char *java_name(const char *comm)
+{
+	const char *found = NULL;
+	size_t n = strlen(comm);
+	for (size_t i = 0; i < vm.n_java_names; i++) {
+		const char *j = vm.java_names[i];
+		if (strncmp(j, comm, n) || (n < 15 && j[n]))
+			continue;
+		if (found)
+			return NULL;
+		found = j;
+	}
+	return found;
+}
+
 /* Arm thread @tid named @name; vm.lock held.  The caller checked that it is neither claimed nor armed. */
 static void arm(pid_t tid, const char *name)
 {
+	if (vm.java_depth && emp_vmthreads_category(name) == EMP_VM_NATIVE && java_name(name))
+		name = java_name(name);
 	struct emp_vmthread *vt = calloc(1, sizeof(*vt));
 	struct emp_thread *t = vt ? emp_thread_new(tid, name, EMP_THREAD_VM, vm.ring_bytes) : NULL;
 	if (!t) {
@@ -257,12 +284,17 @@ static void arm(pid_t tid, const char *name)
 	vt->st.tid = tid;
 	vt->st.perf_fd = -1;
 	vt->st.cpu_clock = thread_cpu_clock(tid);
+	/* a thread HotSpot names as its own is no Java thread of the program's */
+	if (vm.java_depth && vt->category == EMP_VM_NATIVE &&
+	    (vt->st.frames = calloc(vm.java_depth, sizeof(*vt->st.frames))))
+		vt->st.depth = vm.java_depth;
 	bool ok = emp_clock_read_ns(vt->st.cpu_clock, &vt->st.armed_at_ns);
 	vt->last_cpu_ns = vt->st.armed_at_ns;
 	int rc = ok ? emp_tidmap_put(&vm.map, tid, vt) : -ESRCH;
 	if (rc) {
 		/* gone already (ESRCH), or 2048 JVM threads armed (ENOSPC) */
 		emp_thread_retire(t);
+		free(vt->st.frames);
 		free(vt);
 		if (rc != -ESRCH)
 			emp_count(EMP_C_SAMPLE_ARM_FAILED, 1);
@@ -309,6 +341,7 @@ static void finish(struct emp_vmthread *vt, int alive)
 		emp_count(EMP_C_SAMPLE_VM_THREAD_TIME_NS, used);
 	}
 	emp_thread_retire(vt->t);
+	free(vt->st.frames);
 	free(vt);
 }
 
@@ -397,8 +430,8 @@ static void scan(void)
 		pid_t tid = vm.cur.v[i];
 		char name[64];
 		read_comm(tid, name, sizeof(name));
-		if (!name[0])
-			continue; /* gone */
+		if (!name[0] || !strncmp(name, "emp ", 4))
+			continue; /* gone, or emp's own (agent.c's "emp timer") */
 		if (emp_vmthreads_category(name) == EMP_VM_NATIVE && !tids_has(&vm.prev, tid)) {
 			vm.cur.v[ndefer++] = tid; /* seen once: armed if the next scan sees it still unannounced */
 			continue;
@@ -460,6 +493,8 @@ static void *scanner_main(void *arg)
  * runs (installed without SA_NODEFER). */
 static void take_sample(struct emp_vmthread *vt, void *uc)
 {
+	if (vt->st.frames && emp_sampler_sample_existing(vt->t, &vt->st, uc))
+		return;
 	struct emp_sample_rec head = { .ticks = emp_clock_ticks(), .state = EMP_STATE_RUNNING };
 	unsigned n = emp_native_unwind(uc, vt->native, EMP_VMTHREAD_MAX_NATIVE);
 	head.flags = EMP_SAMPLE_VM | (n == EMP_VMTHREAD_MAX_NATIVE ? EMP_SAMPLE_TRUNCATED : 0);
@@ -509,6 +544,13 @@ int emp_vmthreads_setup(enum emp_engine engine, uint64_t interval_ns, uint64_t r
 	vm.ring_bytes = ring_bytes / 4 < (64u << 10) ? 64u << 10 : ring_bytes / 4;
 	vm.enabled = 1;
 	return 0;
+}
+
+void emp_vmthreads_java_stacks(uint32_t depth, char **names, size_t n)
+{
+	vm.java_depth = depth;
+	vm.java_names = names;
+	vm.n_java_names = n;
 }
 
 void emp_vmthreads_start(void)

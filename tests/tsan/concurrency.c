@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	struct emp_sink *sink;
 	const char *kv[] = { "agent", "emp", "mode", "trace" };
 	if (emp_sink_open(&o, path, &sink, err, sizeof(err)) || emp_writer_open(&o, sink, kv, 2, err, sizeof(err)) ||
-	    emp_writer_start(NULL)) {
+	    emp_writer_start()) {
 		fprintf(stderr, "writer: %s\n", err);
 		return 1;
 	}

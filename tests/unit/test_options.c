@@ -261,6 +261,39 @@ Test(options, flush)
 	bad("flush=61s", "flush=61s: out of range 10ms .. 60s");
 }
 
+Test(options, duration)
+{
+	ok("");
+	cr_assert_eq(o.duration_ns, 0, "no duration: the recording ends with the JVM");
+	ok("duration=30s");
+	cr_assert_eq(o.duration_ns, 30000000000u);
+	ok("mode=trace,include=a.*,duration=100ms");
+	cr_assert_eq(o.duration_ns, 100000000u);
+	ok("duration=86400s");
+	bad("duration=30", "duration=30: expected a number with unit ns, us, ms or s (e.g. 30s)");
+	bad("duration=99ms", "duration=99ms: out of range 100ms .. 86400s");
+	bad("duration=86401s", "duration=86401s: out of range 100ms .. 86400s");
+	bad("duration=1s,duration=2s", "option duration given twice");
+}
+
+Test(options, check_attach)
+{
+	ok("mode=sample,duration=10s");
+	cr_assert_eq(emp_options_check_attach(&o, err, sizeof(err)), 0, "%s", err);
+	ok("mode=trace,include=a.*");
+	cr_assert_eq(emp_options_check_attach(&o, err, sizeof(err)), 0, "%s", err);
+	static const char *const refused[] = { "clock=wall", "threads=java" };
+	for (size_t i = 0; i < 2; i++) {
+		ok(refused[i]);
+		cr_assert_eq(emp_options_check_attach(&o, err, sizeof(err)), -1, "%s accepted", refused[i]);
+		cr_assert_str_eq(err, "mode=sample in a running JVM needs clock=cpu,threads=all (the threads that run "
+				      "already are found only that way)");
+	}
+	ok("help");
+	cr_assert_eq(emp_options_check_attach(&o, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "help: run `emp-attach --help`; nothing was started");
+}
+
 Test(options, ringsize)
 {
 	ok("ringsize=64K");
@@ -356,7 +389,7 @@ Test(options, help_text_lists_every_option_with_default)
 	const char *h = emp_options_help();
 	static const char *const keys[] = { "mode=", "interval=", "clock=", "engine=", "threads=", "depth=", "include=",
 					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "flush=",
-					    "ringsize=", "timesource=", "log=" };
+					    "ringsize=", "timesource=", "log=", "duration=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char line[64];
 		snprintf(line, sizeof(line), "\n  %s", keys[i]);
@@ -364,17 +397,20 @@ Test(options, help_text_lists_every_option_with_default)
 	}
 	cr_assert_not_null(strstr(h, "\n  help "));
 	static const char *const defaults[] = { "(default: sample)", "(default: 10ms;", "(default: cpu)",
-						"(default: 2048)", "(default: block:", "(default: emp-%p.emp)",
+						"(default: 2048)", "(default: block)", "(default: emp-%p.emp)",
 						"(default: file)", "(default: 1s;", "(default: 1M in",
 						"(default: auto)", "(default: warn)",
-						"(default: all with clock=cpu, java with wall)" };
+						"(default: all with clock=cpu, java with wall)",
+						"(default: until the JVM ends; 100ms .. 86400s)" };
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		cr_assert_not_null(strstr(h, defaults[i]), "help lacks %s", defaults[i]);
 	size_t n = 0;
 	for (const char *p = h; (p = strstr(p, "(default:")); p++)
 		n++;
-	cr_assert_eq(n, 13, "one default per option that has one");
+	cr_assert_eq(n, 14, "one default per option that has one");
 	cr_assert_eq(h[strlen(h) - 1], '\n');
+	for (const char *l = h; *l; l = strchr(l, '\n') + 1)
+		cr_assert_leq(strcspn(l, "\n"), 100u, "help line longer than 100 columns: %.40s", l);
 }
 
 Test(options, syntax_errors)

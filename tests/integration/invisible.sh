@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# emp's own threads are invisible to the program (issue 10 item 6), on JDK 17 and 25: ThreadViews prints every view
+# a program has of its JVM's threads (Thread.activeCount, Thread.enumerate, Thread.getAllStackTraces, ThreadMXBean
+# counts and ids), and `jcmd PID Thread.print` lists the Java threads from outside; a run with the agent must show
+# exactly what a run without it shows.
+#   mode=sample (clock=cpu, threads=all: writer and JVM-thread scanner) and mode=trace: everything identical.
+#   clock=wall: the wall-clock sampler needs JVMTI, so it is a JVMTI agent thread: invisible to the program's views
+#   except that its java.lang.Thread takes one thread id; jcmd Thread.print lists it (the known difference).
+source "$(dirname "$0")/../lib/common.sh"
+cd "$TMP"
+
+# views JAVA NAME [AGENT-OPTIONS]: NAME.out (the views) and NAME.jcmd (Java threads of Thread.print as "name #id",
+# compiler threads left out: the JVM starts and stops them by load)
+views() {
+    local agent=() pid
+    [ -n "${3:-}" ] && agent=(-agentpath:"$AGENT"="$3,out=$2.emp")
+    rm -f go
+    # SIGQUIT at its default: a background job of a non-interactive shell ignores it, and the JVM then cannot be
+    # attached to (jcmd)
+    env --default-signal=QUIT "$1" "${agent[@]}" -cp "$SUT" emp.sut.ThreadViews --wait go >"$2.out" 2>"$2.err" &
+    pid=$!
+    for _ in $(seq 200); do grep -q '^ready$' "$2.out" && break; sleep 0.05; done
+    grep -q '^ready$' "$2.out" || fail "$2: ThreadViews did not start: $(cat "$2.err")"
+    jcmd "$pid" Thread.print >"$2.print" 2>&1 || fail "$2: jcmd Thread.print failed: $(head -3 "$2.print")"
+    sed -n 's/^"\([^"]*\)" \(#[0-9]*\).*/\1 \2/p' "$2.print" | grep -v CompilerThread >"$2.jcmd"
+    touch go
+    wait "$pid" || fail "$2: exit status $?: $(cat "$2.err")"
+    [ -s "$2.err" ] && fail "$2: stderr: $(cat "$2.err")"
+    [ -n "${3:-}" ] && { "$ANALYZE" info "$2.emp" >/dev/null 2>&1 || fail "$2: dump not complete"; }
+    return 0
+}
+same() { # WHAT FILE-A FILE-B
+    cmp -s "$2" "$3" || fail "$1 differ from a run without the agent:"$'\n'"$(diff "$2" "$3")"
+}
+
+for jdk in "$JAVA" "$JDK25/bin/java"; do
+    [ -x "$(command -v "$jdk")" ] || fail "no $jdk"
+    v=$("$jdk" -version 2>&1 | head -1)
+    views "$jdk" pure
+    grep -q "^enumerate main,views-1,views-2$" pure.out || fail "$v: unexpected pure views: $(cat pure.out)"
+    grep -q '^main #1$\|^main #3$' pure.jcmd || fail "$v: no main thread in jcmd's Thread.print: $(cat pure.print)"
+
+    views "$jdk" sample "mode=sample"
+    same "$v mode=sample: the program's views" pure.out sample.out
+    same "$v mode=sample: jcmd Thread.print" pure.jcmd sample.jcmd
+
+    # Trace mode links its FFM probes at VMInit (tracer.c ffm_link; on JDK 17 the attempt), which makes the JDK
+    # start its Common-Cleaner before the Notification Thread: the two swap ids (neither is emp's; with an include=
+    # that reaches JDK classes, no FFM, no swap).  The same threads and ids, each view compared apart from that order
+    views "$jdk" trace "mode=trace,include=emp.sut.*"
+    same "$v mode=trace: the program's views" <(grep -v '^mx.ids' pure.out) <(grep -v '^mx.ids' trace.out)
+    ids() { sed -n 's/^mx.ids //p' "$1" | tr , '\n' | sort; }
+    same "$v mode=trace: ThreadMXBean ids and names" <(ids pure.out | cut -d: -f1 | sort) <(ids trace.out | cut -d: -f1 | sort)
+    same "$v mode=trace: ThreadMXBean names" <(ids pure.out | cut -d: -f2 | sort) <(ids trace.out | cut -d: -f2 | sort)
+    same "$v mode=trace: jcmd Thread.print" <(cut -d' ' -f1 pure.jcmd | sort) <(cut -d' ' -f1 trace.jcmd | sort)
+
+    views "$jdk" wall "mode=sample,clock=wall"
+    same "$v clock=wall: the program's views" <(grep -v '^mx.ids\|^own.ids' pure.out) \
+        <(grep -v '^mx.ids\|^own.ids' wall.out)
+    same "$v clock=wall: ThreadMXBean names" <(ids pure.out | cut -d: -f2) <(ids wall.out | cut -d: -f2)
+    same "$v clock=wall: jcmd Thread.print (the wall-clock sampler besides)" \
+        <( (sed 's/ #.*//' pure.jcmd; echo "emp sampler") | sort) <(sed 's/ #.*//' wall.jcmd | sort)
+done
+echo "ok"
