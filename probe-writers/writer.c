@@ -298,6 +298,14 @@ static uint64_t pass(int final)
 		moved += drain(wt);
 		if (dead) {
 			flush_events(wt);
+			/* Its last events are out: say it ended, so a reader tells calls it left open (never closed) from
+			 * calls the end of the recording cut. */
+			if (wt->name_written) {
+				int rc = emp_dump_add_thread(w.dump, wt->t->id, (uint64_t)wt->t->tid,
+							     wt->t->flags | EMP_THREAD_ENDED, wt->t->name);
+				if (rc)
+					report_write_error(rc);
+			}
 			emp_dump_events_free(wt->events);
 			*pp = wt->next;
 			emp_thread_free(wt->t);

@@ -366,7 +366,7 @@ int emp_cmd_export(int argc, char **argv)
 	}
 	uint64_t end_ticks = (v = emp_dump_end_value(r, "clock_end_ticks")) ? strtoull(v, NULL, 10) : 0;
 	write_unfinished(&x, end_ticks > x.last_ticks ? end_ticks : x.last_ticks);
-	emp_trace_finish(tr);
+	emp_trace_finish(tr, r);
 	emp_input_done(&cli.in, r);
 	if (chrome) {
 		const char *cmd = emp_dump_meta(r, "command");
