@@ -299,8 +299,8 @@ static uint64_t pass(int final)
 		if (dead) {
 			flush_events(wt);
 			/* Its last events are out: say it ended, so a reader tells calls it left open (never closed) from
-			 * calls the end of the recording cut. */
-			if (wt->name_written) {
+			 * calls the end of the recording cut.  `ended` is read after (F) in emp_thread_is_dead(). */
+			if (wt->name_written && wt->t->ended) {
 				int rc = emp_dump_add_thread(w.dump, wt->t->id, (uint64_t)wt->t->tid,
 							     wt->t->flags | EMP_THREAD_ENDED, wt->t->name);
 				if (rc)

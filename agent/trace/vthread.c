@@ -103,6 +103,7 @@ static void JNICALL on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread vthread)
 	if (mounted && emp_tls_thread == v)
 		unmount();
 	(*jvmti)->SetThreadLocalStorage(jvmti, vthread, NULL);
+	((struct emp_thread *)v)->ended = 1; /* its task returned (System.exit would end no virtual thread) */
 	emp_thread_retire(v);
 }
 

@@ -10,6 +10,8 @@
 #      lasts longer than the run, and the inner calls (which never unmount) add up to at most wall time x carriers.
 #      JDK 17 (no virtual threads): platform threads, unchanged.  JDK 25: virtual threads, with the probes' FFM
 #      flavour and with the JNI one (forced by an include pattern that could select JDK classes).
+#   3. System.exit inside traced calls (platform threads on JDK 17, virtual threads on JDK 25): the calls it cuts
+#      are named as open at the end and are no violation, though the exiting thread gets a ThreadEnd.
 # Exit 0 pass, 1 fail, 77 when JDK 25 is absent (after the other parts passed).
 source "$(dirname "$0")/../lib/common.sh"
 cd "$TMP"
@@ -88,10 +90,30 @@ run() {
     echo "$what: ok ($(get carrier_changes) carrier changes mid-call, wall $((wall_ns / 1000000)) ms)"
 }
 
+# run_exit JAVA KIND WHAT: System.exit inside three open traced calls (and others open in other threads): the
+# calls are cut by the exit, not a violation, though the exiting thread gets its ThreadEnd.
+run_exit() {
+    local n
+    "$1" -agentpath:"$AGENT"=mode=trace,include='emp.sut.VirtualThreads$Chain',out=exit.emp -cp "$SUT" \
+        emp.sut.VirtualThreads --kind "$2" --threads 50 --rounds 20 --exit-at 5 >out.txt 2>err.txt ||
+        fail "$3: run failed: $(head -n 20 err.txt)"
+    "$ANALYZE" calls --check --format=csv exit.emp >check.csv 2>check.err
+    expect_eq "$3: calls --check exit status (stderr: $(cat check.err))" 0 $?
+    expect_eq "$3: never closed, unbalanced exits" "0 0" "$(awk -F, 'NR == 2 { print $11, $13 }' check.csv)"
+    n=$(awk -F, 'NR == 2 { print $12 }' check.csv)
+    [ "$n" -ge 3 ] || fail "$3: open_at_end $n, expected at least the 3 calls System.exit is in"
+    expect_eq "$3: calls --check stderr" \
+        "emp-analyze calls: exit.emp: $n calls left open by System.exit or the end of the recording (open_at_end; not a violation)" \
+        "$(cat check.err)"
+    echo "$3: ok ($n calls open at System.exit)"
+}
+
 [ -x "$(command -v "$JAVA" 2>/dev/null)" ] || fail "no java"
 run "$JAVA" platform 50 20 'emp.sut.VirtualThreads$Chain' "$JAVA platform threads"
+run_exit "$JAVA" platform "$JAVA platform threads, System.exit"
 have_jdk25 || skip "trace vthreads: no JDK 25 at $JDK25, the virtual-thread part is not run"
 run "$JDK25/bin/java" platform 50 20 'emp.sut.VirtualThreads$Chain' "JDK 25 platform threads"
+run_exit "$JDK25/bin/java" virtual "JDK 25 virtual threads, System.exit"
 run "$JDK25/bin/java" virtual 1000 20 'emp.sut.VirtualThreads$Chain' "JDK 25 virtual threads, FFM probes"
 run "$JDK25/bin/java" virtual 300 20 'emp.sut.VirtualThreads$Chain;java.nothing.Selected' \
     "JDK 25 virtual threads, JNI probes"

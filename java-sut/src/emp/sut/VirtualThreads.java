@@ -26,32 +26,38 @@ public final class VirtualThreads {
             "  --rounds K        chain calls per thread (default 20)",
             "  --kind K          virtual (default; JDK 21+) or platform",
             "  --work N          xorshift steps in each inner call (default 2000)",
+            "  --exit-at R       the first thread to reach round R calls System.exit(0) inside Chain.inner (the",
+            "                    calls it is in stay open; no summary line)",
             "");
 
     static final AtomicLong OUTER = new AtomicLong(), MIDDLE = new AtomicLong(), INNER = new AtomicLong();
     static final AtomicLong CARRIER_CHANGES = new AtomicLong(), SINK = new AtomicLong();
     static int work;
+    static int exitAt = -1;
 
     /** The traced chain (include=emp.sut.VirtualThreads$Chain); nothing else in this class is traced. */
     static final class Chain {
-        static long outer(long seed) {
+        static long outer(long seed, int round) {
             OUTER.incrementAndGet();
-            return middle(seed);
+            return middle(seed, round);
         }
 
-        static long middle(long seed) {
+        static long middle(long seed, int round) {
             MIDDLE.incrementAndGet();
-            long r = inner(seed);
+            long r = inner(seed, round);
             String before = carrier();
             Thread.yield(); // a virtual thread unmounts here and may come back on another carrier
             if (!before.equals(carrier())) {
                 CARRIER_CHANGES.incrementAndGet();
             }
-            return r ^ inner(r);
+            return r ^ inner(r, round);
         }
 
-        static long inner(long seed) {
+        static long inner(long seed, int round) {
             INNER.incrementAndGet();
+            if (round == exitAt) {
+                System.exit(0);
+            }
             long x = seed | 1;
             for (int i = 0; i < work; i++) {
                 x ^= x << 13;
@@ -73,7 +79,7 @@ public final class VirtualThreads {
     static void run(int rounds, long seed) {
         long acc = 0;
         for (int r = 0; r < rounds; r++) {
-            acc += Chain.outer(seed + r);
+            acc += Chain.outer(seed + r, r);
             if ((r & 1) == 0) {
                 try {
                     Thread.sleep(1);
@@ -89,11 +95,12 @@ public final class VirtualThreads {
     }
 
     public static void main(String[] argv) throws Exception {
-        Args a = Args.parse("VirtualThreads", USAGE, argv, "threads", "rounds", "kind", "work");
+        Args a = Args.parse("VirtualThreads", USAGE, argv, "threads", "rounds", "kind", "work", "exit-at");
         int threads = a.intValue("threads", 1000, 1, 1_000_000);
         int rounds = a.intValue("rounds", 20, 1, 1_000_000);
         String kind = a.choice("kind", "virtual", "virtual", "platform");
         work = a.intValue("work", 2000, 0, 100_000_000);
+        exitAt = a.intValue("exit-at", -1, -1, rounds - 1);
         Method startVirtual = null;
         if (kind.equals("virtual")) {
             try {
