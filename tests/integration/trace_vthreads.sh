@@ -10,7 +10,9 @@
 #      lasts longer than the run, and the inner calls (which never unmount) add up to at most wall time x carriers.
 #      JDK 17 (no virtual threads): platform threads, unchanged.  JDK 25: virtual threads, with the probes' FFM
 #      flavour and with the JNI one (forced by an include pattern that could select JDK classes).
-#   3. System.exit inside traced calls (platform threads on JDK 17, virtual threads on JDK 25): the calls it cuts
+#   3. The JDK's virtual-thread machinery traced as well (include java.lang.*, jdk.internal.vm.*): still no
+#      violation and exact counts (frames marked @JvmtiHideEvents are never instrumented).
+#   4. System.exit inside traced calls (platform threads on JDK 17, virtual threads on JDK 25): the calls it cuts
 #      are named as open at the end and are no violation, though the exiting thread gets a ThreadEnd.
 # Exit 0 pass, 1 fail, 77 when JDK 25 is absent (after the other parts passed).
 source "$(dirname "$0")/../lib/common.sh"
@@ -108,6 +110,25 @@ run_exit() {
     echo "$3: ok ($n calls open at System.exit)"
 }
 
+# run_jdk JAVA WHAT: the JDK's own virtual-thread machinery traced too (java.lang.VirtualThread, Continuation):
+# the frames the JDK marks @JvmtiHideEvents run on the virtual thread's stack outside its mount and are never
+# instrumented; every other call balances on its own thread, and the chain's counts stay exact.
+run_jdk() {
+    local m calls
+    "$1" -agentpath:"$AGENT"=mode=trace,include='java.lang.*;jdk.internal.vm.*;emp.sut.*',out=jdk.emp -cp "$SUT" \
+        emp.sut.VirtualThreads --threads 200 --rounds 5 >out.txt 2>err.txt || fail "$2: run failed: $(head -n 20 err.txt)"
+    "$ANALYZE" calls --check --format=csv jdk.emp >check.csv 2>check.err
+    expect_eq "$2: calls --check exit status (stderr: $(cat check.err))" 0 $?
+    expect_eq "$2: never closed, exits without entry, unbalanced exits" "0 0 0" \
+        "$(awk -F, 'NR == 2 { print $11, $6, $13 }' check.csv)"
+    "$ANALYZE" calls --format=csv jdk.emp >calls.csv || fail "$2: calls failed"
+    for m in outer:1000 middle:1000 inner:2000; do
+        calls=$(awk -F, -v m="emp.sut.VirtualThreads\$Chain.${m%%:*}" '$1 == m { print $2 }' calls.csv)
+        expect_eq "$2: traced calls of ${m%%:*}" "${m#*:}" "$calls"
+    done
+    echo "$2: ok ($(awk -F, 'NR == 2 { print $3 }' check.csv) calls)"
+}
+
 [ -x "$(command -v "$JAVA" 2>/dev/null)" ] || fail "no java"
 run "$JAVA" platform 50 20 'emp.sut.VirtualThreads$Chain' "$JAVA platform threads"
 run_exit "$JAVA" platform "$JAVA platform threads, System.exit"
@@ -117,4 +138,5 @@ run_exit "$JDK25/bin/java" virtual "JDK 25 virtual threads, System.exit"
 run "$JDK25/bin/java" virtual 1000 20 'emp.sut.VirtualThreads$Chain' "JDK 25 virtual threads, FFM probes"
 run "$JDK25/bin/java" virtual 300 20 'emp.sut.VirtualThreads$Chain;java.nothing.Selected' \
     "JDK 25 virtual threads, JNI probes"
+run_jdk "$JDK25/bin/java" "JDK 25 virtual threads, JDK classes traced too"
 echo "trace vthreads: ok"
