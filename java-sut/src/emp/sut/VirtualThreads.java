@@ -26,6 +26,7 @@ public final class VirtualThreads {
             "  --rounds K        chain calls per thread (default 20)",
             "  --kind K          virtual (default; JDK 21+) or platform",
             "  --work N          xorshift steps in each inner call (default 2000)",
+            "  --timings FILE    write CSV 'iteration,duration_ns' with one row: the whole run (for bench/)",
             "  --exit-at R       the first thread to reach round R calls System.exit(0) inside Chain.inner (the",
             "                    calls it is in stay open; no summary line)",
             "");
@@ -95,12 +96,14 @@ public final class VirtualThreads {
     }
 
     public static void main(String[] argv) throws Exception {
-        Args a = Args.parse("VirtualThreads", USAGE, argv, "threads", "rounds", "kind", "work", "exit-at");
+        Args a = Args.parse("VirtualThreads", USAGE, argv, "threads", "rounds", "kind", "work", "exit-at",
+                "timings");
         int threads = a.intValue("threads", 1000, 1, 1_000_000);
         int rounds = a.intValue("rounds", 20, 1, 1_000_000);
         String kind = a.choice("kind", "virtual", "virtual", "platform");
         work = a.intValue("work", 2000, 0, 100_000_000);
         exitAt = a.intValue("exit-at", -1, -1, rounds - 1);
+        String timingsFile = a.string("timings", null);
         Method startVirtual = null;
         if (kind.equals("virtual")) {
             try {
@@ -130,6 +133,9 @@ public final class VirtualThreads {
             t.join();
         }
         long total = System.nanoTime() - start;
+        if (timingsFile != null) {
+            Timings.write("VirtualThreads", timingsFile, new long[] { total });
+        }
         System.out.println("virtualthreads done threads=" + threads + " rounds=" + rounds + " kind=" + kind
                 + " outer_calls=" + OUTER.get() + " middle_calls=" + MIDDLE.get() + " inner_calls=" + INNER.get()
                 + " carrier_changes=" + CARRIER_CHANGES.get() + " total_ns=" + total
