@@ -20,7 +20,8 @@
  * TextValueSerializer does (\;), a line break becomes a space.
  *
  * Chrome (--chrome OUT): {"traceEvents":[...]} with one complete event ("ph":"X") per call, ts/dur in µs with three
- * decimals (exact ns) relative to the start of the recording, pid = the JVM's pid, tid = the OS thread id, args
+ * decimals (exact ns) relative to the start of the recording, pid = the JVM's pid, tid = the OS thread id (a virtual
+ * thread, which has none: 2^22 + its dump thread id, above any Linux tid, so each gets a track of its own), args
  * eoi/ess/trace; plus process_name and thread_name metadata events.  Perfetto and chrome://tracing open it; the
  * ns are rounded before ts and dur are derived, so a callee never ends after its caller.
  *
@@ -212,6 +213,15 @@ static struct open_stack *open_stack(struct export_ctx *x, uint32_t thread)
 }
 
 /* Write one call (complete, or @unfinished: still open when the dump ended, @tout = the end of the recording). */
+
+/* The Chrome tid of dump thread @thread (@th its symbol, or NULL): the OS thread id, or for a virtual thread (no OS
+ * thread of its own) 2^22 + @thread, above Linux's largest pid_max. */
+static uint64_t chrome_tid(const struct emp_dump_thread *th, uint32_t thread)
+{
+	if (!th)
+		return thread;
+	return th->flags & EMP_THREAD_VIRTUAL ? (UINT64_C(1) << 22) + thread : th->os_tid;
+}
 static void write_call(struct export_ctx *x, uint32_t thread, const struct open_call *c, uint64_t tout_ticks,
 		       int threw, int unfinished)
 {
@@ -240,7 +250,7 @@ static void write_call(struct export_ctx *x, uint32_t thread, const struct open_
 	fputs(",\"dur\":", x->out);
 	put_us(x->out, tout - tin);
 	fprintf(x->out, ",\"pid\":%s,\"tid\":%" PRIu64 ",\"args\":{\"trace\":%" PRIu64 ",\"eoi\":%u,\"ess\":%u%s%s}}",
-		x->pid, th ? th->os_tid : (uint64_t)thread, c->trace_id, c->eoi, c->ess, threw ? ",\"threw\":true" : "",
+		x->pid, chrome_tid(th, thread), c->trace_id, c->eoi, c->ess, threw ? ",\"threw\":true" : "",
 		unfinished ? ",\"unfinished\":true" : "");
 }
 
@@ -380,7 +390,7 @@ int emp_cmd_export(int argc, char **argv)
 			if (!th)
 				continue;
 			fprintf(x.out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%s,\"tid\":%" PRIu64
-					",\"args\":{\"name\":", x.pid, th->os_tid);
+					",\"args\":{\"name\":", x.pid, chrome_tid(th, t));
 			emp_json_string(x.out, th->name);
 			fputs("}}", x.out);
 		}

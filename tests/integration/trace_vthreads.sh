@@ -7,7 +7,7 @@
 #      (a virtual thread resumes on another carrier mid-call) and sleeping/yielding between rounds.  The calls per
 #      method equal the program's own counts, `calls --check` exits 0 with nothing on stderr (nothing unclosed,
 #      nothing unbalanced), every virtual thread is a dump thread of its own holding exactly its 8*K events, no call
-#      lasts longer than the run, and the inner calls (which never unmount) add up to at most wall time x carriers.
+#      lasts longer than the run, the Chrome export has one track per virtual thread, and the inner calls (which never unmount) add up to at most wall time x carriers.
 #      JDK 17 (no virtual threads): platform threads, unchanged.  JDK 25: virtual threads, with the probes' FFM
 #      flavour and with the JNI one (forced by an include pattern that could select JDK classes).
 #   3. The JDK's virtual-thread machinery traced as well (include java.lang.*, jdk.internal.vm.*): still no
@@ -86,6 +86,12 @@ run() {
         per=$(awk -F, '$1 == "threads" && $8 == "virtual" { print $6 }' info.csv | sort -u | tr '\n' ' ')
         expect_eq "$what: events of every virtual thread" "$((8 * rounds)) " "$per"
         [ "$(get carrier_changes)" -gt 0 ] || fail "$what: no virtual thread changed carrier mid-call: nothing tested"
+        # Chrome export: one track (tid) per virtual thread, each with its 4*K calls
+        "$ANALYZE" export --chrome vt.json vt.emp 2>/dev/null || fail "$what: export --chrome failed"
+        expect_eq "$what: Chrome tracks, calls per track" "$threads $((4 * rounds))" "$(python3 -c '
+import collections, json, sys
+x = collections.Counter(e["tid"] for e in json.load(open("vt.json"))["traceEvents"] if e["ph"] == "X")
+print(len(x), " ".join(sorted({str(n) for n in x.values()})))')"
     else
         expect_eq "$what: virtual threads in the dump" 0 "$vthreads"
     fi
