@@ -160,12 +160,15 @@ static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
 
 static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
-	(void)thread;
 	struct emp_thread *t = emp_tls_thread;
 	if (!t)
 		return;
 	EACH_MODE(m) if ((*m)->thread_end)
 		(*m)->thread_end(jvmti, jni, t);
+	/* A thread that ends normally has no Java frame left; the one calling System.exit gets its ThreadEnd from the
+	 * VM's exit, inside Java code, and its open calls are cut by the exit, not left open. */
+	jint frames = 0;
+	t->ended = (*jvmti)->GetFrameCount(jvmti, thread, &frames) == JVMTI_ERROR_NONE && frames == 0;
 	emp_thread_detach();
 }
 

@@ -56,6 +56,10 @@ enum emp_frame_kind {
 #define EMP_THREAD_JAVA      0x1u /* a Java thread (JVMTI ThreadStart seen) */
 #define EMP_THREAD_VM        0x2u /* a thread JVMTI did not announce (JIT compiler, GC, VM thread...), found by the
 				     sampler in /proc (threads=all); name = its /proc comm; native frames only */
+#define EMP_THREAD_VIRTUAL   0x4u /* a virtual thread (JDK 21+, trace mode): its events whatever carriers ran it;
+				     os tid 0 */
+#define EMP_THREAD_ENDED     0x8u /* set in a redefinition the writer adds once the thread ended and its last events
+				     are written: calls still open then were never closed (not cut by the recording) */
 
 /* Event kinds: the low 3 bits of an event's first varint in an EVENTS chunk. */
 enum emp_event_kind {

@@ -259,25 +259,31 @@ static uint64_t drain(struct wthread *wt)
 	return head - start;
 }
 
-/* List the states handed over since the last pass.  One the writer cannot list now (out of memory) waits in
- * w.pending for the next pass; its ring fills meanwhile and its producer counts what does not fit. */
+/* List the states handed over since the last pass, in hand-over order (about the order of their ids) ahead of the
+ * others: their THREAD symbols are then written in about ascending id order, which the reader requires to within
+ * 65,536 (thousands of virtual threads can start between two passes).  One the writer cannot list now (out of
+ * memory) waits in w.pending for the next pass; its ring fills meanwhile and its producer counts what does not
+ * fit. */
 static void take_new(void)
 {
+	struct wthread *first = NULL, **last = &first;
 	for (;;) {
 		struct emp_thread *t = w.pending ? w.pending : emp_thread_take_new();
 		if (!t)
-			return;
+			break;
 		struct wthread *wt = calloc(1, sizeof(*wt));
 		if (!wt) {
 			w.pending = t;
 			report_write_error(-ENOMEM);
-			return;
+			break;
 		}
 		w.pending = NULL;
 		wt->t = t;
-		wt->next = w.threads;
-		w.threads = wt;
+		*last = wt;
+		last = &wt->next;
 	}
+	*last = w.threads;
+	w.threads = first;
 }
 
 /* One pass over all threads.  Dead threads are drained one last time and freed. */
@@ -290,6 +296,14 @@ static uint64_t pass(int final)
 		moved += drain(wt);
 		if (dead) {
 			flush_events(wt);
+			/* Its last events are out: say it ended, so a reader tells calls it left open (never closed) from
+			 * calls the end of the recording cut.  `ended` is read after (F) in emp_thread_is_dead(). */
+			if (wt->name_written && wt->t->ended) {
+				int rc = emp_dump_add_thread(w.dump, wt->t->id, (uint64_t)wt->t->tid,
+							     wt->t->flags | EMP_THREAD_ENDED, wt->t->name);
+				if (rc)
+					report_write_error(rc);
+			}
 			emp_dump_events_free(wt->events);
 			*pp = wt->next;
 			emp_thread_free(wt->t);

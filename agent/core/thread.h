@@ -39,6 +39,10 @@ struct emp_thread {
 	uint32_t flags;           /* EMP_THREAD_* of dump.h */
 	char name[128];           /* set before the state is published, then constant */
 	_Atomic int dead;         /* (E)/(F), see above */
+	/* 1 when the thread ended having returned from all its Java code (set before (E), read by the writer after
+	 * (F)): its calls still open were never closed.  0 for a thread the VM's exit ends inside Java code (the
+	 * thread calling System.exit gets its ThreadEnd there) and for threads still running at the end. */
+	int ended;
 	/* Nesting guard: non-zero while a probe or the signal handler of this thread is inside the producer side.
 	 * Only this thread (and the handlers that interrupt it) touch it; a signal fence orders it against the
 	 * handler, which runs on the same thread. */

@@ -1235,6 +1235,77 @@ static char *utf8_dup(const struct emp_classfile *cf, uint16_t idx)
 	return s;
 }
 
+/* Skip one element_value (JVMS 4.7.16.1) of at most @depth nested levels in [*p, end).  Return: 0, or -1 when it
+ * runs past the end or nests deeper. */
+static int skip_element_value(const uint8_t **p, const uint8_t *end, int depth);
+
+/* Skip one annotation (type_index, pairs of name_index and element_value). */
+static int skip_annotation(const uint8_t **p, const uint8_t *end, int depth)
+{
+	if (depth <= 0 || end - *p < 4)
+		return -1;
+	uint16_t pairs = emp_cf_be16(*p + 2);
+	*p += 4;
+	for (uint16_t i = 0; i < pairs; i++) {
+		if (end - *p < 2)
+			return -1;
+		*p += 2;
+		if (skip_element_value(p, end, depth - 1))
+			return -1;
+	}
+	return 0;
+}
+
+static int skip_element_value(const uint8_t **p, const uint8_t *end, int depth)
+{
+	if (depth <= 0 || end - *p < 1)
+		return -1;
+	uint8_t tag = *(*p)++;
+	switch (tag) {
+	case 'e':
+		if (end - *p < 4)
+			return -1;
+		*p += 4;
+		return 0;
+	case '@':
+		return skip_annotation(p, end, depth - 1);
+	case '[': {
+		if (end - *p < 2)
+			return -1;
+		uint16_t n = emp_cf_be16(*p);
+		*p += 2;
+		for (uint16_t i = 0; i < n; i++)
+			if (skip_element_value(p, end, depth - 1))
+				return -1;
+		return 0;
+	}
+	default: /* B C D F I J S Z s c: one constant-pool index */
+		if (end - *p < 2)
+			return -1;
+		*p += 2;
+		return 0;
+	}
+}
+
+/* Does method @mb carry the runtime-visible annotation of type descriptor @type?  A malformed attribute answers no
+ * (the JVM rejects the class anyway). */
+static bool has_annotation(const struct emp_classfile *cf, const struct emp_cf_member *mb, const char *type)
+{
+	for (uint16_t k = 0; k < mb->attr_count; k++) {
+		const struct emp_cf_attr *a = &mb->attrs[k];
+		if (!attr_is(cf, a, "RuntimeVisibleAnnotations") || a->len < 2)
+			continue;
+		const uint8_t *p = a->data + 2, *end = a->data + a->len;
+		for (uint16_t n = emp_cf_be16(a->data); n > 0; n--) {
+			if (end - p >= 2 && emp_cf_utf8_eq(cf, emp_cf_be16(p), type))
+				return true;
+			if (skip_annotation(&p, end, 32))
+				return false;
+		}
+	}
+	return false;
+}
+
 int emp_rewrite_class(const uint8_t *in, size_t len, emp_rewrite_select_fn select, void *ctx,
 		      const struct emp_probe_names *names, uint8_t **out, size_t *out_len,
 		      struct emp_rewrite_stats *stats)
@@ -1279,6 +1350,12 @@ int emp_rewrite_class(const uint8_t *in, size_t len, emp_rewrite_select_fn selec
 			ci = k;
 		}
 		if (ci < 0 || (mb->access_flags & (EMP_ACC_ABSTRACT | EMP_ACC_NATIVE)))
+			continue;
+		/* The JDK's mark for code that runs on a virtual thread's stack outside its JVMTI mount (JDK 24+:
+		 * Continuation.enter/enter0/yield/yield0, the continuation's bottom frame): JVMTI posts no method
+		 * events there, and a probe there would write to the carrier's trace for an entry whose exit comes on
+		 * another carrier (vthread.h).  Never instrumented, like the JVM's own MethodEntry/MethodExit. */
+		if (has_annotation(cf, mb, "Ljdk/internal/vm/annotation/JvmtiHideEvents;"))
 			continue;
 		char *mname = utf8_dup(cf, mb->name_index), *mdesc = utf8_dup(cf, mb->descriptor_index);
 		if (!mname || !mdesc) {

@@ -76,6 +76,7 @@
 #include "ring.h"
 #include "symbols.h"
 #include "thread.h"
+#include "vthread.h"
 #include "writer.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
@@ -99,16 +100,27 @@ static struct {
 	_Atomic int fast;
 	/* 1 when the FFM flavour may be used: mode=trace and no include pattern can select a JDK class (jdk_reachable) */
 	int ffm_allowed;
+	/* 1 with mode=trace: virtual threads get trace states of their own (vthread.h).  Not for sample mode's
+	 * iteration= hooks: the sampler keeps its per-thread data in the carrier's state. */
+	int vthreads;
 	/* The FFM flavour's three downcall handles (global refs), linked at VMInit; NULL with the JNI flavour. */
 	jobject ffm_handle[3];
 } tr;
 
 /* ---- probe fast path ------------------------------------------------------------------------------------------ */
 
-/* A thread that reaches a probe without a state: threads that started before VMInit (JDK system threads) or that
- * the JVM did not announce with ThreadStart.  Cold path: JVMTI GetThreadInfo and an allocation. */
+/* A thread that reaches a probe without a state: a virtual thread at its first traced call, threads that started
+ * before VMInit (JDK system threads) or that the JVM did not announce with ThreadStart.  Cold path: JVMTI
+ * GetThreadInfo and an allocation. */
 static __attribute__((noinline, cold)) struct emp_thread *attach_lazily(JNIEnv *env)
 {
+	if (emp_vthread_mounted()) {
+		/* Never the carrier's state: its own is set aside while the virtual thread runs. */
+		struct emp_thread *v = emp_vthread_attach(env);
+		if (!v)
+			emp_count(EMP_C_NO_THREAD_STATE, 1);
+		return v;
+	}
 	jvmtiThreadInfo info;
 	memset(&info, 0, sizeof(info));
 	int have = (*tr.jvmti)->GetThreadInfo(tr.jvmti, NULL, &info) == JVMTI_ERROR_NONE;
@@ -710,6 +722,7 @@ static int tracer_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapa
 			 jvmtiEventCallbacks *cb, char *err, size_t errlen)
 {
 	tr.ffm_allowed = !jdk_reachable(o);
+	tr.vthreads = 1;
 	if (!(tr.filter = emp_filter_new())) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -746,7 +759,11 @@ static int tracer_enable(jvmtiEnv *jvmti, char *err, size_t errlen)
 static void tracer_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(void)thread;
-	if (!tr.jvmti || define_probe(jni, tr.ffm_allowed))
+	if (!tr.jvmti)
+		return;
+	if (tr.vthreads)
+		emp_vthread_start(jni); /* before any virtual thread can run: the program's main has not started */
+	if (define_probe(jni, tr.ffm_allowed))
 		return;
 	retransform_loaded(jvmti, jni);
 }

@@ -81,6 +81,7 @@ static struct open_stack *open_stack(struct export_ctx *x, uint32_t thread)
 }
 
 /* Write one call (complete, or @unfinished: still open when the dump ended, @tout = the end of the recording). */
+
 static void write_call(struct export_ctx *x, uint32_t thread, const struct open_call *c, uint64_t tout_ticks,
 		       int threw, int unfinished)
 {
@@ -95,7 +96,7 @@ static void write_call(struct export_ctx *x, uint32_t thread, const struct open_
 	const struct emp_dump_method *m = emp_dump_method(x->r, c->method);
 	const struct emp_dump_thread *th = emp_dump_thread(x->r, thread);
 	emp_chrome_call(&x->ch, m ? m->klass : "undefined", m ? m->name : "symbol", tin, tout,
-			th ? th->os_tid : (uint64_t)thread, c->trace_id, c->eoi, c->ess, threw, unfinished);
+			emp_chrome_tid(th, thread), c->trace_id, c->eoi, c->ess, threw, unfinished);
 }
 
 static void on_enter(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent)
@@ -166,7 +167,7 @@ static void write_calls(struct export_ctx *x, struct emp_event *ev, int have)
 	const char *v = emp_dump_end_value(x->r, "clock_end_ticks");
 	uint64_t end_ticks = v ? strtoull(v, NULL, 10) : 0;
 	write_unfinished(x, end_ticks > x->last_ticks ? end_ticks : x->last_ticks);
-	emp_trace_finish(tr);
+	emp_trace_finish(tr, x->r);
 	emp_trace_free(tr);
 }
 

@@ -13,8 +13,9 @@ static const char usage[] =
 	"\n"
 	"For each dump: its status (complete, truncated, corrupt) and size, the run's description (agent and JVM\n"
 	"versions, options, pid, start time, clock), its threads with their event counts and kind (java: announced\n"
-	"by JVMTI; jvm: one of the JVM's own threads, sampled with threads=all), event counts by kind, and the\n"
-	"agent's counters (losses by reason, rewriter and sampler outcomes).\n";
+	"by JVMTI; virtual: a virtual thread, traced whatever carriers ran it; jvm: one of the JVM's own threads,\n"
+	"sampled with threads=all), event counts by kind, and the agent's counters (losses by reason, rewriter\n"
+	"and sampler outcomes).\n";
 
 static const char *status_name(enum emp_dump_status s)
 {
@@ -120,8 +121,11 @@ int emp_cmd_info(int argc, char **argv)
 			emp_table_str(threads, th->name);
 			emp_table_int(threads, t < cap ? (int64_t)per_thread[t] : 0);
 			emp_table_int(threads, t < cap ? (int64_t)per_thread_samples[t] : 0);
-			/* java: announced by JVMTI; jvm: one of the JVM's own threads (threads=all, native frames only) */
-			emp_table_str(threads, th->flags & EMP_THREAD_JAVA ? "java" : th->flags & EMP_THREAD_VM ? "jvm" : "");
+			/* java: announced by JVMTI; virtual: a virtual thread (trace mode); jvm: one of the JVM's own threads (threads=all, native frames only) */
+			emp_table_str(threads, th->flags & EMP_THREAD_VIRTUAL ? "virtual"
+					      : th->flags & EMP_THREAD_JAVA ? "java"
+					      : th->flags & EMP_THREAD_VM   ? "jvm"
+									    : "");
 		}
 		static const char *const kinds[] = { "enter", "exit", "exit_throw", "sample" };
 		for (int k = EMP_EV_ENTER; k <= EMP_EV_SAMPLE; k++) {

@@ -349,7 +349,7 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, 
 			emp_trace_event(tr, &ev);
 		}
 	}
-	emp_trace_finish(tr);
+	emp_trace_finish(tr, r);
 	emp_input_done(in, r);
 	/* iterations still open at the end (a truncated dump, System.exit inside them) are incomplete: drop them */
 	size_t w = 0;

@@ -235,7 +235,7 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 			samples++;
 		}
 		if (tr) {
-			emp_trace_finish(tr);
+			emp_trace_finish(tr, r);
 			const struct emp_trace_stats *ts = emp_trace_stats(tr);
 			emp_notes_add(&p->notes, "%s: %" PRIu64 " traced calls folded in (%" PRIu64 " still open at the end, %"
 					     PRIu64 " exits without entry)",

@@ -64,7 +64,7 @@ const struct emp_trace_stats *emp_trace_stats(const struct emp_trace *t)
 
 uint64_t emp_trace_violations(const struct emp_trace_stats *s)
 {
-	return s->eoi_violations + s->ess_violations + s->time_violations + s->exit_without_entry;
+	return s->eoi_violations + s->ess_violations + s->time_violations + s->exit_without_entry + s->never_closed;
 }
 
 static struct tstate *thread_state(struct emp_trace *t, uint32_t id)
@@ -174,10 +174,14 @@ void emp_trace_event(struct emp_trace *t, const struct emp_event *ev)
 	}
 }
 
-void emp_trace_finish(struct emp_trace *t)
+void emp_trace_finish(struct emp_trace *t, const struct emp_dump_reader *r)
 {
-	for (uint32_t i = 0; i < t->nthreads; i++)
+	for (uint32_t i = 0; i < t->nthreads; i++) {
+		const struct emp_dump_thread *th = r ? emp_dump_thread(r, i) : NULL;
 		t->st.unclosed += t->threads[i].depth;
+		if (th && (th->flags & EMP_THREAD_ENDED))
+			t->st.never_closed += t->threads[i].depth;
+	}
 	free_threads(t);
 }
 

@@ -11,8 +11,9 @@
  * n-1 (contiguous, each once: every call entered has exited when its root exits), the first with ess 0 and each
  * next one with 1 <= ess <= previous ess + 1 — and every call must lie inside its parent in time (tin >= parent
  * tin, tout <= parent tout, tout >= tin).  An exit with no open call in its thread, and calls still open at the end
- * (a truncated dump, or a JVM that ended inside them: System.exit), are counted too.  Memory: the open calls of
- * each thread; nothing grows with the length of a trace.
+ * (a truncated dump, or a JVM that ended inside them: System.exit), are counted too; calls open in a thread that
+ * ended are a violation (never closed).  Memory: the open calls of each thread; nothing grows with the length of
+ * a trace.
  */
 #ifndef EMP_TRACE_H
 #define EMP_TRACE_H
@@ -49,6 +50,9 @@ struct emp_trace_stats {
 	uint64_t traces;            /* complete traces (roots that exited) */
 	uint64_t threw;             /* complete calls ended by EXIT_THROW */
 	uint64_t unclosed;          /* calls still open at emp_trace_finish() */
+	uint64_t never_closed;      /* of those, calls open in a thread that ended (EMP_THREAD_ENDED): the thread
+				       returned without their exits, a violation; the others were cut by the end of
+				       the recording (System.exit, a daemon thread, a truncated dump) */
 	uint64_t exit_without_entry;
 	uint64_t eoi_violations;    /* traces whose eoi are not exactly 0..n-1 */
 	uint64_t ess_violations;    /* traces breaking the ess rule */
@@ -63,11 +67,11 @@ struct emp_trace *emp_trace_new(const struct emp_trace_ops *ops, void *arg);
 void emp_trace_free(struct emp_trace *t);
 /* emp_trace_event - feed one event of a dump, in dump order (SAMPLE events are ignored). */
 void emp_trace_event(struct emp_trace *t, const struct emp_event *ev);
-/* emp_trace_finish - the dump ended: count the calls still open (they are not reported as calls) and reset, so
- * the next dump can be fed. */
-void emp_trace_finish(struct emp_trace *t);
+/* emp_trace_finish - the dump @r ended: count the calls still open (they are not reported as calls), those of
+ * threads @r says ended as never closed (@r may be NULL: none ended), and reset, so the next dump can be fed. */
+void emp_trace_finish(struct emp_trace *t, const struct emp_dump_reader *r);
 const struct emp_trace_stats *emp_trace_stats(const struct emp_trace *t);
-/* Number of violations of every kind (eoi, ess, time, exits without entry). */
+/* Number of violations of every kind (eoi, ess, time, exits without entry, calls never closed). */
 uint64_t emp_trace_violations(const struct emp_trace_stats *s);
 
 /* emp_trace_ns - @ticks of @r's clock as ns, rounded to the nearest.  Every traced time the views show (calls,

@@ -43,6 +43,13 @@ void emp_chrome_call(struct emp_chrome *c, const char *klass, const char *name, 
 		c->pid, tid, trace_id, eoi, ess, threw ? ",\"threw\":true" : "", unfinished ? ",\"unfinished\":true" : "");
 }
 
+uint64_t emp_chrome_tid(const struct emp_dump_thread *th, uint32_t thread)
+{
+	if (!th)
+		return thread;
+	return th->flags & EMP_THREAD_VIRTUAL ? (UINT64_C(1) << 22) + thread : th->os_tid;
+}
+
 void emp_chrome_end(struct emp_chrome *c, const struct emp_dump_reader *r)
 {
 	const char *cmd = emp_dump_meta(r, "command");
@@ -55,7 +62,7 @@ void emp_chrome_end(struct emp_chrome *c, const struct emp_dump_reader *r)
 		if (!th)
 			continue;
 		fprintf(c->out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%s,\"tid\":%" PRIu64
-				",\"args\":{\"name\":", c->pid, th->os_tid);
+				",\"args\":{\"name\":", c->pid, emp_chrome_tid(th, t));
 		emp_json_string(c->out, th->name);
 		fputs("}}", c->out);
 	}

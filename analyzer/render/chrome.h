@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* chrome.h - traced calls as Chrome trace-event JSON (`export --chrome OUT`), which Perfetto and chrome://tracing
  * open: {"displayTimeUnit":"ns","traceEvents":[...]} with one complete event ("ph":"X") per call, ts/dur in µs with
- * three decimals (exact ns) relative to the start of the recording, pid = the JVM's pid, tid = the OS thread id,
- * args trace/eoi/ess (and threw, unfinished when true); after the calls, process_name and thread_name metadata
+ * three decimals (exact ns) relative to the start of the recording, pid = the JVM's pid, tid = the OS thread id (a virtual
+ * thread, which has none: emp_chrome_tid()), args trace/eoi/ess (and threw, unfinished when true); after the calls, process_name and thread_name metadata
  * events.  The caller rounds to integer ns before ts and dur are derived, so a callee never ends after its caller.
  *
  * An output format like the others of analyzer/render: it writes what analyzer/lib/trace.h rebuilds. */
@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 struct emp_dump_reader;
+struct emp_dump_thread;
 
 struct emp_chrome {
 	FILE *out;
@@ -25,6 +26,10 @@ void emp_chrome_begin(struct emp_chrome *c, FILE *out, const char *pid);
 /* emp_chrome_call - one complete call @klass.@name from @tin to @tout (ns from the start of the recording). */
 void emp_chrome_call(struct emp_chrome *c, const char *klass, const char *name, int64_t tin, int64_t tout,
 		     uint64_t tid, uint64_t trace_id, uint32_t eoi, uint32_t ess, int threw, int unfinished);
+/* emp_chrome_tid - the Chrome tid of dump thread @thread (@th its symbol, or NULL): the OS thread id, or for a
+ * virtual thread (no OS thread of its own) 2^22 + @thread, above Linux's largest pid_max, so that each virtual
+ * thread gets a track of its own. */
+uint64_t emp_chrome_tid(const struct emp_dump_thread *th, uint32_t thread);
 /* emp_chrome_end - the process and thread names of @r (META command, its threads), and the document's end. */
 void emp_chrome_end(struct emp_chrome *c, const struct emp_dump_reader *r);
 

@@ -26,7 +26,7 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
              write_errors classes_failed methods_skipped; do
         expect_eq "$jdk: counter $c" 0 "$(info_value corpus.emp counters "$c")"
     done
-    "$ANALYZE" calls --check --format=csv corpus.emp >check.csv 2>&1 || fail "$jdk: calls --check: $(cat check.csv)"
+    "$ANALYZE" calls --check --format=csv corpus.emp >check.csv 2>check.err || fail "$jdk: calls --check: $(cat check.err check.csv)"
     expect_eq "$jdk: unclosed, exits without entry, eoi/ess/time violations" "0 0 0 0 0" \
         "$(awk -F, 'NR==2{print $5, $6, $7, $8, $9}' check.csv)"
     "$ANALYZE" calls --signatures --format=csv corpus.emp >calls.csv || fail "$jdk: calls failed"

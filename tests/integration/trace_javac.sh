@@ -86,7 +86,7 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
              write_errors classes_failed; do
         expect_eq "$jdk: counter $c" 0 "$(info_value javac.emp counters "$c")"
     done
-    "$ANALYZE" calls --check --format=csv javac.emp >check.csv 2>&1 || fail "$jdk: calls --check: $(cat check.csv)"
+    "$ANALYZE" calls --check --format=csv javac.emp >check.csv 2>check.err || fail "$jdk: calls --check: $(cat check.err check.csv)"
     expect_eq "$jdk: exits without entry, eoi/ess/time violations" "0 0 0 0" "$(awk -F, 'NR==2{print $6, $7, $8, $9}' check.csv)"
     inst=$(info_value javac.emp counters methods_instrumented)
     [ "$inst" -gt 1000 ] || fail "$jdk: only $inst methods instrumented"

@@ -22,7 +22,7 @@ for r in csv.DictReader(sys.stdin): print(r["method"], r["calls"], r["threw"])'
 # check_valid DUMP: zero violations of every kind; prints nothing on success
 check_valid() {
     local v
-    v=$("$ANALYZE" calls --check --format=csv "$1" 2>&1) || fail "calls --check $1: $v"
+    v=$("$ANALYZE" calls --check --format=csv "$1" 2>"$TMP/check.err") || fail "calls --check $1: $(cat "$TMP/check.err") $v"
     python3 - "$v" <<'PY' || fail "trace validation of $1: $v"
 import csv, io, sys
 rows = list(csv.DictReader(io.StringIO(sys.argv[1])))

@@ -18,7 +18,7 @@ expect_eq "records_written" $((2 * calls_total)) "$(info_value vol.emp counters 
 for c in lost_ring_full lost_after_shutdown lost_reentrant lost_no_thread_state trace_unbalanced_exit write_errors; do
     expect_eq "counter $c" 0 "$(info_value vol.emp counters "$c")"
 done
-"$ANALYZE" calls --check --format=csv vol.emp >check.csv 2>&1 || fail "calls --check: $(cat check.csv)"
+"$ANALYZE" calls --check --format=csv vol.emp >check.csv 2>check.err || fail "calls --check: $(cat check.err check.csv)"
 expect_eq "traces calls unclosed exits-without-entry eoi ess time" "$top $calls_total 0 0 0 0 0" \
     "$(awk -F, 'NR==2{print $2, $3, $5, $6, $7, $8, $9}' check.csv)"
 echo "trace volume: $calls_total calls, $((2 * calls_total)) records, $(stat -c %s vol.emp) bytes," \

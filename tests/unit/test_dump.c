@@ -18,6 +18,7 @@
 #include "dump.h"
 #include "dump_reader.h"
 #include "dump_writer.h"
+#include "trace.h"
 #include "varint.h"
 
 /* ---- a memory sink ---------------------------------------------------------------------------------------- */
@@ -1103,6 +1104,79 @@ static void write_structured(const char *path, const uint8_t *p, size_t n)
 	free(raw);
 }
 
+/* A trace dump for `calls --check` (analyzer/lib/trace.h).  Always: thread 1 (java) has one balanced call and one
+ * call still open when the recording ends (open_at_end, no violation), thread 0 (java) one balanced call and then
+ * ends.  With @broken, also each kind of trace violation the agent's writer could leave: thread 0 ends with a call
+ * open (never closed), thread 2 (virtual) has an exit without entry, and the counter trace_unbalanced_exit is 2. */
+static void build_trace_dump(struct mem *m, int broken)
+{
+	struct emp_dump_writer *w = writer_with_symbols(m, 4);
+	cr_assert_eq(emp_dump_add_thread(w, 0, 11, EMP_THREAD_JAVA, "ends"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 1, 12, EMP_THREAD_JAVA, "alive"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 2, 0, EMP_THREAD_JAVA | EMP_THREAD_VIRTUAL, "virtual #21"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	struct emp_dump_events *b[3];
+	for (uint32_t t = 0; t < 3; t++)
+		cr_assert_not_null(b[t] = emp_dump_events_new(t));
+	cr_assert_eq(emp_dump_events_enter(b[0], 100, 0), 0);
+	if (broken)
+		cr_assert_eq(emp_dump_events_enter(b[0], 105, 1), 0);
+	cr_assert_eq(emp_dump_events_enter(b[0], 110, 2), 0);
+	cr_assert_eq(emp_dump_events_exit(b[0], 120, 0), 0);
+	cr_assert_eq(emp_dump_events_exit(b[0], 130, 0), 0);
+	cr_assert_eq(emp_dump_events_enter(b[1], 100, 3), 0);
+	cr_assert_eq(emp_dump_events_exit(b[1], 110, 1), 0);
+	cr_assert_eq(emp_dump_events_enter(b[1], 120, 3), 0);
+	if (broken)
+		cr_assert_eq(emp_dump_events_exit(b[2], 100, 0), 0);
+	cr_assert_eq(emp_dump_events_enter(b[2], 110, 1), 0);
+	cr_assert_eq(emp_dump_events_exit(b[2], 120, 0), 0);
+	for (uint32_t t = 0; t < 3; t++) {
+		cr_assert_eq(emp_dump_events_flush(w, b[t]), 0);
+		emp_dump_events_free(b[t]);
+	}
+	/* The writer's redefinition once thread 0 ended (probe-writers/writer.c). */
+	cr_assert_eq(emp_dump_add_thread(w, 0, 11, EMP_THREAD_JAVA | EMP_THREAD_ENDED, "ends"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	static const char *const cn[] = { "trace_unbalanced_exit" };
+	const uint64_t cv[] = { broken ? 2 : 0 };
+	cr_assert_eq(emp_dump_write_counters(w, cn, cv, 1), 0);
+	cr_assert_eq(emp_dump_write_end(w, small_end, 4), 0);
+	emp_dump_writer_free(w);
+}
+
+/* The trace dumps above read back: per kind of violation the exact count, and calls open at the end apart. */
+Test(dump, trace_validation_kinds)
+{
+	for (int broken = 0; broken < 2; broken++) {
+		struct mem m = { 0 };
+		build_trace_dump(&m, broken);
+		char path[64], err[256];
+		temp_file(path, sizeof(path), m.p, m.n);
+		struct emp_dump_reader *r;
+		cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
+		struct emp_trace *t = emp_trace_new(&(struct emp_trace_ops){ 0 }, NULL);
+		struct emp_event ev;
+		while (emp_dump_reader_next(r, &ev))
+			emp_trace_event(t, &ev);
+		cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE);
+		emp_trace_finish(t, r);
+		const struct emp_trace_stats *st = emp_trace_stats(t);
+		cr_expect_eq(st->calls, 4, "broken=%d", broken);
+		cr_expect_eq(st->unclosed, broken ? 2 : 1, "broken=%d", broken);
+		cr_expect_eq(st->never_closed, broken ? 1 : 0, "broken=%d", broken);
+		cr_expect_eq(st->exit_without_entry, broken ? 1 : 0, "broken=%d", broken);
+		cr_expect_eq(emp_trace_violations(st), broken ? 2 : 0, "broken=%d", broken);
+		cr_expect_eq(emp_dump_counter(r, "trace_unbalanced_exit"), broken ? 2 : 0);
+		cr_expect_eq(emp_dump_thread(r, 0)->flags, EMP_THREAD_JAVA | EMP_THREAD_ENDED);
+		cr_expect_eq(emp_dump_thread(r, 2)->flags, EMP_THREAD_JAVA | EMP_THREAD_VIRTUAL);
+		emp_trace_free(t);
+		emp_dump_reader_close(r);
+		unlink(path);
+		free(m.p);
+	}
+}
+
 Test(dump, corpus)
 {
 	const char *dir = getenv("EMP_TEST_CORPUS");
@@ -1120,6 +1194,15 @@ Test(dump, corpus)
 	snprintf(path, sizeof(path), "%s/header-only.emp", dir);
 	write_file(path, s.m.p, EMP_DUMP_HEADER_LEN);
 	free_small(&s);
+
+	/* `calls --check`: a trace with one violation of each kind, and one with calls open only at the end */
+	for (int broken = 0; broken < 2; broken++) {
+		struct mem tm = { 0 };
+		build_trace_dump(&tm, broken);
+		snprintf(path, sizeof(path), "%s/trace-%s.emp", dir, broken ? "broken" : "open-at-end");
+		write_file(path, tm.p, tm.n);
+		free(tm.p);
+	}
 
 	/* deep samples with shared prefixes, and trace events */
 	struct mem m = { 0 };

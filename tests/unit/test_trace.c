@@ -54,7 +54,7 @@ Test(trace, kieker_eoi_ess_post_order_and_self_time)
 	OUT(0, 200);
 	IN(0, 300, 5);
 	OUT(0, 310);
-	emp_trace_finish(t);
+	emp_trace_finish(t, NULL);
 	const struct emp_trace_stats *st = emp_trace_stats(t);
 	cr_assert_eq(s.n, 5);
 	/* post-order: c, b, d, a, e */
@@ -88,7 +88,7 @@ Test(trace, threads_are_independent)
 	OUT(7, 6);
 	OUT(7, 7);
 	OUT(0, 8);
-	emp_trace_finish(t);
+	emp_trace_finish(t, NULL);
 	cr_assert_eq(s.n, 4);
 	cr_expect_eq(s.c[0].method, 3);
 	cr_expect_eq(s.c[0].ess, 1);
@@ -108,7 +108,7 @@ Test(trace, exit_without_entry_and_unclosed)
 	IN(0, 2, 1);
 	IN(0, 3, 2);
 	OUT(0, 4);
-	emp_trace_finish(t); /* a truncated dump: call 1 still open */
+	emp_trace_finish(t, NULL); /* a truncated dump: call 1 still open */
 	const struct emp_trace_stats *st = emp_trace_stats(t);
 	cr_expect_eq(st->exit_without_entry, 1);
 	cr_expect_eq(st->unclosed, 1);
@@ -128,7 +128,7 @@ Test(trace, time_violations)
 	IN(0, 50, 3); /* starts before its elder sibling ended (and before the parent) */
 	OUT(0, 40);   /* ends before it starts */
 	OUT(0, 200);
-	emp_trace_finish(t);
+	emp_trace_finish(t, NULL);
 	cr_expect_eq(emp_trace_stats(t)->time_violations, 4);
 	emp_trace_free(t);
 }
@@ -138,10 +138,10 @@ Test(trace, finish_resets_for_the_next_dump)
 	struct seen s = { .n = 0 };
 	struct emp_trace *t = emp_trace_new(&ops, &s);
 	IN(0, 1, 1);
-	emp_trace_finish(t);
+	emp_trace_finish(t, NULL);
 	IN(0, 2, 2);
 	OUT(0, 3);
-	emp_trace_finish(t);
+	emp_trace_finish(t, NULL);
 	const struct emp_trace_stats *st = emp_trace_stats(t);
 	cr_expect_eq(st->unclosed, 1);
 	cr_expect_eq(st->calls, 1);
