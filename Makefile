@@ -43,7 +43,7 @@ $(DEPS_STAMP): scripts/deps.sh
 	$(Q)touch $@
 
 .PHONY: all deps clean help
-all: $(BUILD)/libemp.so $(BUILD)/emp-analyze $(BUILD)/java-sut.jar
+all: $(BUILD)/libemp.so $(BUILD)/emp-analyze $(BUILD)/emp-load $(BUILD)/java-sut.jar
 deps: $(DEPS_STAMP)
 
 # Include paths are per source directory: INC_<dir>, set by the module.mk fragments, names a directory's own
@@ -66,6 +66,7 @@ $(BUILD)/pic/%.o: %.c | $(DEPS_STAMP)
 include dump/module.mk
 include agent/module.mk
 include analyzer/module.mk
+include load/module.mk
 include java-sut/module.mk
 include tests/module.mk
 include bench/module.mk
