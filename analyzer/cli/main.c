@@ -23,6 +23,7 @@ static const struct command {
 	{ "compare", emp_cmd_compare, "per call-tree node: slower/faster/unchanged between two sets of VM runs" },
 	{ "exactness", emp_cmd_exactness, "F1 of change detection over VM and iteration counts (resampling), heatmap" },
 	{ "receive", emp_cmd_receive, "receive a dump streamed by writer=tcp:HOST:PORT and store it" },
+	{ "latency", emp_cmd_latency, "emp-load request logs: corrected vs uncorrected percentiles, GC pauses of a dump, SVG" },
 	{ "overhead", emp_cmd_overhead, "agent overhead per iteration and per call from timing files of pure and measured runs" },
 };
 
