@@ -175,6 +175,14 @@ for k in keys:
     print(f"| {k[0]} | {k[1]} | {k[2]} | {n} | {med('corrected', 'p50_us')} | {med('corrected', 'p99_us')} | "
           f"{med('corrected', 'p999_us')} | {med('corrected', 'max_us')} | {med('uncorrected', 'p50_us')} | "
           f"{med('uncorrected', 'p99_us')} | {med('uncorrected', 'p999_us')} | {fail} | {load:.1f} |")
+# The seed's comparison: the composite harness timed from the send, in-process; the truth from outside.
+for gc in dict.fromkeys(r["gc"] for r in rows if r["part"] == "composite"):
+    def p99(v, m):
+        xs = [int(r["p99_us"]) for r in rows if (r["part"], r["gc"], r["variant"], r["measure"]) == ("composite", gc, v, m)]
+        return statistics.median(xs) if xs else float("nan")
+    inproc, outside = p99("inproc", "uncorrected"), p99("emp-load", "corrected")
+    print(f"\ncomposite, {gc}: p99 in-process from the send (as the composite harness reports) {inproc / 1e3:.1f} ms, "
+          f"from outside from the due time (emp-load corrected) {outside / 1e3:.1f} ms: {outside / inproc:.1f}x")
 PY
 	echo
 	echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -98,6 +98,7 @@ int emp_cmd_latency(int argc, char **argv)
 	struct emp_table *errs = emp_table_new("errors", "Errors", 3, ecols);
 	struct emp_table *gc = dump ? emp_table_new("gc", "GC pauses (from the dump)", 8, gcols) : NULL;
 	static const double pct[] = { 50, 90, 99, 99.9, 99.99 };
+	uint64_t in_any = 0;
 	for (size_t i = 0; i < nlogs; i++) {
 		struct emp_latency_log *l = &logs[i];
 		struct emp_hdr *h[2] = { l->corrected, l->uncorrected };
@@ -140,11 +141,11 @@ int emp_cmd_latency(int argc, char **argv)
 			emp_table_int(gc, (int64_t)all);
 			emp_table_int(gc, (int64_t)nslow);
 			emp_table_int(gc, (int64_t)slow);
-			if (npauses && !in)
-				emp_errorf("note: no GC pause of %s falls within %s (another machine, boot or run?)", dump,
-					   l->path);
+			in_any += in;
 		}
 	}
+	if (npauses && !in_any)
+		emp_errorf("note: no GC pause of %s falls within the logs' time spans (another machine, boot or run?)", dump);
 	struct emp_report *rep = emp_report_new(cli.format);
 	emp_report_add(rep, lat);
 	emp_report_add(rep, errs);

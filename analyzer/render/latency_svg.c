@@ -37,6 +37,7 @@ static double nice_top(double v)
 	return 10 * e;
 }
 
+/* Panel 1's linear y axis, 0 to @top_ms in five steps. */
 static void y_axis(FILE *out, int y0, double top_ms)
 {
 	for (int i = 0; i <= 5; i++) {
@@ -106,18 +107,36 @@ static void time_panel(FILE *out, const struct emp_latency_log *l, const struct 
 	free(umax);
 }
 
+/* Panel 2's y axis is logarithmic, LOG_LO ms to a decade at or above the largest value: a slow agent's tail and a
+ * fast one's median fit on one plot. */
+#define LOG_LO 0.01
+
+static double log_y(int y0, double v_ms, double top_ms)
+{
+	double f = (log10(fmax(v_ms, LOG_LO)) - log10(LOG_LO)) / (log10(top_ms) - log10(LOG_LO));
+	return y0 + PLOT_H - fmin(f, 1.0) * PLOT_H;
+}
+
 static void percentile_panel(FILE *out, const struct emp_latency_log *logs, size_t nlogs)
 {
 	int y0 = TOP + PANEL_H + GAP;
 	enum { STEPS = 200 };
-	double top = 0;
+	double top = 1;
 	for (size_t i = 0; i < nlogs; i++)
-		top = fmax(top, (double)emp_hdr_percentile(logs[i].corrected, 100.0 * (1 - pow(10, -MAX_DECADES))) / 1e3);
-	top = nice_top(top);
+		top = fmax(top, (double)emp_hdr_max(logs[i].corrected) / 1e3);
+	top = pow(10, ceil(log10(top)));
 	fprintf(out, "<text x=\"%d\" y=\"%d\" style=\"font-size: 14px\">Latency by percentile (solid corrected, "
-		     "dashed uncorrected)</text>\n",
+		     "dashed uncorrected; log scales)</text>\n",
 		LEFT, y0 - 12);
-	y_axis(out, y0, top);
+	for (double v = LOG_LO; v <= top * 1.001; v *= 10) {
+		double y = log_y(y0, v, top);
+		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"rgb(220,220,220)\"/>"
+			     "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			LEFT, y, LEFT + PLOT_W, y, LEFT - 6, y + 4, v);
+	}
+	fprintf(out, "<text x=\"18\" y=\"%d\" transform=\"rotate(-90 18 %d)\" text-anchor=\"middle\">latency (ms)"
+		     "</text>\n",
+		y0 + PLOT_H / 2, y0 + PLOT_H / 2);
 	static const char *const labels[] = { "0%", "90%", "99%", "99.9%", "99.99%", "99.999%" };
 	for (int d = 0; d <= MAX_DECADES; d++) {
 		double x = LEFT + PLOT_W * d / (double)MAX_DECADES;
@@ -136,9 +155,8 @@ static void percentile_panel(FILE *out, const struct emp_latency_log *logs, size
 			for (int s = 0; s <= STEPS && emp_hdr_count(h[k]); s++) {
 				double decades = MAX_DECADES * (double)s / STEPS;
 				double p = 100.0 * (1 - pow(10, -decades));
-				double v = (double)emp_hdr_percentile(h[k], p) / 1e3;
 				fprintf(out, "%.1f,%.1f ", LEFT + PLOT_W * decades / MAX_DECADES,
-					y0 + PLOT_H - fmin(v, top) / top * PLOT_H);
+					log_y(y0, (double)emp_hdr_percentile(h[k], p) / 1e3, top));
 			}
 			fputs("\"/>\n", out);
 		}

@@ -3,8 +3,8 @@
  *  1. response time over due time for the first log: per pixel column the largest corrected latency (what the
  *     requests due then experienced) and the largest uncorrected one (what a tool timing from the write reports),
  *     with the GC pauses of the dump shaded (the SPECjbb2015 study's picture);
- *  2. the percentile distribution of every log (HdrHistogram's plot): latency over 1/(1 − p) on a log axis from
- *     p = 0 to 99.999 %, corrected solid and uncorrected dashed, one colour per log. */
+ *  2. the percentile distribution of every log (HdrHistogram's plot): latency (log axis, 0.01 ms up) over
+ *     1/(1 − p) on a log axis from p = 0 to 99.999 %, corrected solid and uncorrected dashed, one colour per log. */
 #ifndef EMP_LATENCY_SVG_H
 #define EMP_LATENCY_SVG_H
 
