@@ -197,7 +197,7 @@ gc_run() { # JAVA TAG
         fail "$tag: SVG is not well-formed"
     echo "$tag: $counter GC pauses (= -Xlog:gc), $inspan during the load, shaded in the SVG"
 }
-gc_run "$JAVA" jdk17
+gc_run "$JAVA" java
 if have_jdk25; then gc_run "$JDK25/bin/java" jdk25; else echo "jdk25: not installed, GC check on JDK 17 only"; fi
 
 # ---- 4. errors ----------------------------------------------------------------------------------------------------
@@ -260,7 +260,7 @@ printf 'due_ns,sent_ns,done_ns,status\n1,2,3,200\n5,6,x,200\n' >"$TMP/bad2.csv"
 msg=$("$ANALYZE" latency "$TMP/bad2.csv" 2>&1); rc=$?
 expect_eq "bad row exit" 1 "$rc"
 expect_eq "bad row message" "emp-analyze: $TMP/bad2.csv:3: expected due_ns,sent_ns,done_ns,status" "$msg"
-msg=$("$ANALYZE" latency "$TMP/gc-jdk17.emp" 2>&1); rc=$?
+msg=$("$ANALYZE" latency "$TMP/gc-java.emp" 2>&1); rc=$?
 expect_eq "dump only exit" 2 "$rc"
 expect_match "dump only message" "no emp-load log given" "$msg"
 
