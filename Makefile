@@ -1,4 +1,4 @@
-# emp — top-level Makefile.  `make` builds build/libemp.so, build/emp-analyze and build/java-sut.jar.
+# emp — top-level Makefile.  `make` builds build/libemp.so, build/emp-analyze, build/emp-load and build/java-sut.jar.
 # `make demo` and `make test` are the two commands of the README's first screen; `make help` lists the rest.
 # Each directory contributes a fragment (<dir>/module.mk) so that modules stay in their own folder.
 # Output is quiet unless V=1.
@@ -92,7 +92,7 @@ clean:
 	rm -rf $(BUILD) build-*
 
 help:
-	@echo "make            build $(BUILD)/libemp.so, $(BUILD)/emp-analyze, $(BUILD)/java-sut.jar"
+	@echo "make            build $(BUILD)/libemp.so, $(BUILD)/emp-analyze, $(BUILD)/emp-load, $(BUILD)/java-sut.jar"
 	@echo "make demo       install what is missing, build, profile a java-sut workload, print the report"
 	@echo "make test       the whole test suite (unit + JVM integration); prints 'N passed, N failed'"
 	@echo "make asan       unit tests and analyzer under AddressSanitizer + UndefinedBehaviorSanitizer"
