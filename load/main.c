@@ -288,6 +288,15 @@ static void conn_close(struct run *r, struct conn *c)
 	c->rx_len = 0;
 }
 
+/* --closed: @c's next request is due C/R after its last one or now (its reply or failure), whichever is later. */
+static void closed_next(struct run *r, struct conn *c, int64_t now)
+{
+	if (!r->o->closed)
+		return;
+	int64_t next = c->req.due + (int64_t)(1e9 * r->o->connections / r->o->rate);
+	c->next_due = next > now ? next : now;
+}
+
 /* The request on @c failed: count it, log it, close the connection (its state is unknown). */
 static void fail(struct run *r, struct conn *c, enum load_error err, int64_t now)
 {
@@ -298,10 +307,7 @@ static void fail(struct run *r, struct conn *c, enum load_error err, int64_t now
 		r->gone_refused = 1;
 	log_row(r, &c->req, c->sent, now, 0, err);
 	conn_close(r, c);
-	if (r->o->closed)
-		c->next_due = now > c->req.due + (int64_t)(1e9 * r->o->connections / r->o->rate)
-				      ? now
-				      : c->req.due + (int64_t)(1e9 * r->o->connections / r->o->rate);
+	closed_next(r, c, now);
 }
 
 static enum load_error error_of_errno(int e)
@@ -459,10 +465,7 @@ static void conn_event(struct run *r, struct conn *c, uint32_t ev, int64_t now)
 			record(r, c, &resp, now);
 			c->rx_len = 0;
 			c->st = C_IDLE;
-			if (r->o->closed) {
-				int64_t next = c->req.due + (int64_t)(1e9 * r->o->connections / r->o->rate);
-				c->next_due = next > now ? next : now;
-			}
+			closed_next(r, c, now);
 			if (resp.close)
 				conn_close(r, c);
 			return;
@@ -726,5 +729,15 @@ int main(int argc, char **argv)
 	int failed = interrupted != 0;
 	for (int e = 0; e < ERR_COUNT; e++)
 		failed |= r.errors[e] != 0;
+	for (int i = 0; i < o.connections; i++)
+		conn_close(&r, &r.conns[i]);
+	close(r.tfd);
+	close(r.ep);
+	free(r.conns);
+	free(r.request);
+	free(r.queue);
+	emp_hdr_free(r.corrected);
+	emp_hdr_free(r.uncorrected);
+	freeaddrinfo(r.addr);
 	return failed ? EXIT_FAIL : EXIT_OK;
 }
