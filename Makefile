@@ -1,4 +1,5 @@
-# emp — top-level Makefile.  `make` builds build/libemp.so, build/emp-analyze, build/emp-run and build/java-sut.jar.
+# emp — top-level Makefile.  `make` builds build/libemp.so, build/emp-analyze, build/emp-attach, build/emp-run,
+# build/emp-load and build/java-sut.jar.
 # `make demo` and `make test` are the two commands of the README's first screen; `make help` lists the rest.
 # Each directory contributes a fragment (<dir>/module.mk) so that modules stay in their own folder.
 # Output is quiet unless V=1.
@@ -43,7 +44,7 @@ $(DEPS_STAMP): scripts/deps.sh
 	$(Q)touch $@
 
 .PHONY: all deps clean help
-all: $(BUILD)/libemp.so $(BUILD)/emp-analyze $(BUILD)/emp-attach $(BUILD)/emp-run $(BUILD)/java-sut.jar
+all: $(BUILD)/libemp.so $(BUILD)/emp-analyze $(BUILD)/emp-attach $(BUILD)/emp-run $(BUILD)/emp-load $(BUILD)/java-sut.jar
 deps: $(DEPS_STAMP)
 
 # Include paths are per source directory: INC_<dir>, set by the module.mk fragments, names a directory's own
@@ -68,6 +69,7 @@ include agent/module.mk
 include analyzer/module.mk
 include attach/module.mk
 include runner/module.mk
+include load/module.mk
 include java-sut/module.mk
 include tests/module.mk
 include bench/module.mk
@@ -93,7 +95,8 @@ clean:
 	rm -rf $(BUILD) build-*
 
 help:
-	@echo "make            build $(BUILD)/libemp.so, $(BUILD)/emp-analyze, $(BUILD)/emp-run, $(BUILD)/java-sut.jar"
+	@echo "make            build $(BUILD)/libemp.so, $(BUILD)/emp-analyze, $(BUILD)/emp-attach, $(BUILD)/emp-run,"
+	@echo "                $(BUILD)/emp-load, $(BUILD)/java-sut.jar"
 	@echo "make demo       install what is missing, build, profile a java-sut workload, print the report"
 	@echo "make test       the whole test suite (unit + JVM integration); prints 'N passed, N failed'"
 	@echo "make asan       unit tests and analyzer under AddressSanitizer + UndefinedBehaviorSanitizer"

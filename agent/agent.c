@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "dump.h"
+#include "gcpause.h"
 #include "log.h"
 #include "modes.h"
 #include "options.h"
@@ -247,6 +248,21 @@ static void start_timer(void)
 	}
 }
 
+/* Stop-the-world GC pauses, in every mode (mode=off too: a pause timeline at no profiling cost), for
+ * emp-analyze latency.  These callbacks run while the world is stopped, where JNI and most of JVMTI are forbidden:
+ * gcpause.c only reads the clock and stores into a fixed array. */
+static void JNICALL on_gc_start(jvmtiEnv *jvmti)
+{
+	(void)jvmti;
+	emp_gcpause_start();
+}
+
+static void JNICALL on_gc_finish(jvmtiEnv *jvmti)
+{
+	(void)jvmti;
+	emp_gcpause_finish();
+}
+
 static const struct emp_mode_ops off_ops = { .name = "off" };
 
 /* Open the sink and write header and META.  Return: 0 or -1 (message in err). */
@@ -364,6 +380,18 @@ static jint load(JavaVM *vm, char *options, int live)
 	cb.ThreadStart = on_thread_start;
 	cb.ThreadEnd = on_thread_end;
 	agent.tried = 1;
+	/* GC events only where the JVM offers them: their absence must not refuse the load. */
+	jvmtiCapabilities potential;
+	memset(&potential, 0, sizeof(potential));
+	int gc_events = (*jvmti)->GetPotentialCapabilities(jvmti, &potential) == JVMTI_ERROR_NONE &&
+			potential.can_generate_garbage_collection_events;
+	if (gc_events) {
+		caps.can_generate_garbage_collection_events = 1;
+		cb.GarbageCollectionStart = on_gc_start;
+		cb.GarbageCollectionFinish = on_gc_finish;
+	} else {
+		emp_warn("this JVM cannot report GC pauses; the dump will have none");
+	}
 	EACH_MODE(m) if ((*m)->onload && (*m)->onload(jvmti, &agent.opts, &caps, &cb, err, sizeof(err))) {
 		emp_error("%s", err);
 		return JNI_ERR;
@@ -386,6 +414,9 @@ static jint load(JavaVM *vm, char *options, int live)
 	atomic_store_explicit(&agent.recording, 1, memory_order_relaxed);
 	for (size_t i = 0; e == JVMTI_ERROR_NONE && i < sizeof(base) / sizeof(base[0]) - (size_t)live; i++)
 		e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, base[i], NULL);
+	jvmtiEvent gc[] = { JVMTI_EVENT_GARBAGE_COLLECTION_START, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH };
+	for (size_t i = 0; gc_events && e == JVMTI_ERROR_NONE && i < sizeof(gc) / sizeof(gc[0]); i++)
+		e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, gc[i], NULL);
 	if (e != JVMTI_ERROR_NONE) {
 		emp_error("cannot enable JVMTI events (error %d)", e);
 		atomic_store_explicit(&agent.recording, 0, memory_order_relaxed);

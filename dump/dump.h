@@ -15,7 +15,7 @@
 #define EMP_DUMP_MAGIC_LEN    8
 #define EMP_DUMP_HEADER_LEN   16
 #define EMP_DUMP_VERSION_MAJOR 1
-#define EMP_DUMP_VERSION_MINOR 0
+#define EMP_DUMP_VERSION_MINOR 1 /* 1: PAUSES chunks */
 
 /* Chunk header: u32 magic "EMPC", u8 type, u8 flags (0), u16 reserved (0), u32 stored length (bytes of the LZ4
  * frame that follows), u32 raw length (bytes after decompression). */
@@ -35,6 +35,17 @@ enum emp_chunk_type {
 	EMP_CHUNK_EVENTS   = 3, /* one thread's events, delta/varint encoded */
 	EMP_CHUNK_COUNTERS = 4, /* cumulative named counters (loss by reason, ...); the last one wins */
 	EMP_CHUNK_END      = 5, /* the run ended cleanly; nothing follows */
+	EMP_CHUNK_PAUSES   = 6, /* since minor 1: pauses of the whole JVM (GC), start and duration in ticks */
+};
+
+/* Entries of a PAUSES chunk: varint kind, varint start ticks, varint duration ticks, until the end of the payload. */
+enum emp_pause_kind {
+	EMP_PAUSE_GC = 1, /* JVMTI GarbageCollectionStart .. GarbageCollectionFinish (a stop-the-world collection) */
+};
+struct emp_pause {
+	uint32_t kind;     /* enum emp_pause_kind; a reader keeps kinds it does not know */
+	uint64_t start;    /* absolute clock ticks */
+	uint64_t duration; /* ticks */
 };
 
 /* Entries of a SYMBOLS chunk: each starts with a varint entry kind. */

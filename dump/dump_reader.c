@@ -66,6 +66,9 @@ struct emp_dump_reader {
 	struct emp_dump_thread **threads;
 	uint32_t threads_cap, threads_limit;
 
+	struct emp_pause *pauses; /* every PAUSES entry read (a few per GC: bounded by the run's collections) */
+	size_t pauses_n, pauses_cap;
+
 	uint64_t chunk_count[8];
 	uint64_t event_count[8];
 	double hz;             /* cached clock rate, 0 = not computed yet */
@@ -166,6 +169,27 @@ static int parse_counters(struct emp_dump_reader *r, const uint8_t *p, const uin
 			return -1;
 	}
 	return p == end ? 0 : -1;
+}
+
+static int parse_pauses(struct emp_dump_reader *r, const uint8_t *p, const uint8_t *end)
+{
+	while (p < end) {
+		uint64_t kind, start, duration;
+		if (emp_varint_get(&p, end, &kind) || emp_varint_get(&p, end, &start) ||
+		    emp_varint_get(&p, end, &duration) || kind == 0 || kind > UINT32_MAX)
+			return -1;
+		if (r->pauses_n == r->pauses_cap) {
+			size_t cap = r->pauses_cap ? 2 * r->pauses_cap : 64;
+			struct emp_pause *np = realloc(r->pauses, cap * sizeof(*np));
+			if (!np)
+				return -1;
+			r->pauses = np;
+			r->pauses_cap = cap;
+		}
+		r->pauses[r->pauses_n++] = (struct emp_pause){ .kind = (uint32_t)kind, .start = start,
+							       .duration = duration };
+	}
+	return 0;
 }
 
 static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
@@ -326,6 +350,7 @@ void emp_dump_reader_close(struct emp_dump_reader *r)
 	for (uint32_t i = 0; i < r->threads_limit; i++)
 		free_thread(r->threads[i]);
 	free(r->threads);
+	free(r->pauses);
 	free(r->path);
 	free(r);
 }
@@ -443,6 +468,14 @@ static int read_chunk(struct emp_dump_reader *r)
 		bad = parse_kv(p, end, &r->end, 0);
 		r->hz = 0;
 		break;
+	case EMP_CHUNK_PAUSES:
+		if (r->minor < 1) { /* not a type of minor 0: the type byte was damaged */
+			set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: unknown chunk type %u at byte %" PRIu64, r->path,
+				   type, at);
+			return 0;
+		}
+		bad = parse_pauses(r, p, end);
+		break;
 	case EMP_CHUNK_EVENTS: {
 		uint64_t thread, base;
 		if (emp_varint_get(&p, end, &thread) || emp_varint_get(&p, end, &base) ||
@@ -470,7 +503,8 @@ static int read_chunk(struct emp_dump_reader *r)
 	}
 	if (bad) {
 		set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: %s chunk at byte %" PRIu64 ": %s", r->path,
-			   type == EMP_CHUNK_EVENTS ? "EVENTS" : type == EMP_CHUNK_SYMBOLS ? "SYMBOLS" : "key/value",
+			   type == EMP_CHUNK_EVENTS ? "EVENTS" : type == EMP_CHUNK_SYMBOLS ? "SYMBOLS"
+			   : type == EMP_CHUNK_PAUSES ? "PAUSES" : "key/value",
 			   at, why ? why : "malformed payload");
 		r->ev_p = r->ev_end = NULL;
 		return 0;
@@ -580,6 +614,12 @@ const char *emp_dump_reader_path(const struct emp_dump_reader *r) { return r->pa
 uint64_t emp_dump_reader_good_offset(const struct emp_dump_reader *r) { return r->good_offset; }
 uint64_t emp_dump_reader_file_size(const struct emp_dump_reader *r) { return r->size; }
 unsigned emp_dump_reader_version_minor(const struct emp_dump_reader *r) { return r->minor; }
+
+const struct emp_pause *emp_dump_pauses(const struct emp_dump_reader *r, size_t *n)
+{
+	*n = r->pauses_n;
+	return r->pauses;
+}
 
 const char *emp_dump_meta(const struct emp_dump_reader *r, const char *key) { return kv_get(&r->meta, key); }
 size_t emp_dump_meta_count(const struct emp_dump_reader *r) { return r->meta.n; }

@@ -78,6 +78,10 @@ void emp_dump_counter_at(const struct emp_dump_reader *r, size_t i, const char *
 /* Value of counter @name, 0 when absent. */
 uint64_t emp_dump_counter(const struct emp_dump_reader *r, const char *name);
 
+/* Pauses (PAUSES chunks) read so far, in file order; *n set to their number.  Valid until the next call into the
+ * reader.  A dump of minor version 0 has none. */
+const struct emp_pause *emp_dump_pauses(const struct emp_dump_reader *r, size_t *n);
+
 /* Chunks and events read so far, by type/kind. */
 uint64_t emp_dump_chunks(const struct emp_dump_reader *r, enum emp_chunk_type type);
 uint64_t emp_dump_events(const struct emp_dump_reader *r, enum emp_event_kind kind);

@@ -184,6 +184,16 @@ int emp_dump_write_counters(struct emp_dump_writer *w, const char *const *names,
 	return write_chunk(w, EMP_CHUNK_COUNTERS, w->raw.data, w->raw.len);
 }
 
+int emp_dump_write_pauses(struct emp_dump_writer *w, const struct emp_pause *p, size_t n)
+{
+	w->raw.len = 0;
+	for (size_t i = 0; i < n; i++)
+		if (emp_buf_varint(&w->raw, p[i].kind) || emp_buf_varint(&w->raw, p[i].start) ||
+		    emp_buf_varint(&w->raw, p[i].duration))
+			return -ENOMEM;
+	return write_chunk(w, EMP_CHUNK_PAUSES, w->raw.data, w->raw.len);
+}
+
 struct emp_dump_events *emp_dump_events_new(uint32_t thread)
 {
 	struct emp_dump_events *b = calloc(1, sizeof(*b));

@@ -42,6 +42,9 @@ int emp_dump_flush_symbols(struct emp_dump_writer *w);
 /* emp_dump_write_counters - a COUNTERS chunk: cumulative values of @n named counters.  Return: 0 or error. */
 int emp_dump_write_counters(struct emp_dump_writer *w, const char *const *names, const uint64_t *values, size_t n);
 
+/* emp_dump_write_pauses - a PAUSES chunk of @n pauses (n > 0).  Return: 0, -ENOMEM or the sink's error. */
+int emp_dump_write_pauses(struct emp_dump_writer *w, const struct emp_pause *p, size_t n);
+
 /* emp_dump_write_end - the END chunk (key/value pairs like META), after which nothing may be written. */
 int emp_dump_write_end(struct emp_dump_writer *w, const char *const *kv, size_t n);
 

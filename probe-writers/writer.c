@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "dump_writer.h"
+#include "gcpause.h"
 #include "log.h"
 #include "ring.h"
 #include "sink.h"
@@ -48,6 +49,8 @@ static struct {
 	 * serialized the writer's loads of the ring and cost ~10 ns a record. */
 	uint64_t records;
 	uint32_t *frames;            /* scratch for sample decoding */
+	struct emp_pause *pauses;    /* GC pauses drained from gcpause.c since the last flush (writer thread only) */
+	size_t pauses_n, pauses_cap;
 	pthread_mutex_t meta_lock;   /* guards meta_kv */
 	char **meta_kv;
 	size_t meta_n;
@@ -286,11 +289,43 @@ static void take_new(void)
 	w.threads = first;
 }
 
+/* Move the GC pauses out of gcpause.c's fixed array (so it never fills between flushes); they are written as one
+ * PAUSES chunk per flush.  Out of memory: they stay in the array, which drops and counts what does not fit. */
+static void take_pauses(void)
+{
+	for (;;) {
+		if (w.pauses_n == w.pauses_cap) {
+			size_t cap = w.pauses_cap ? 2 * w.pauses_cap : EMP_GCPAUSE_SLOTS;
+			struct emp_pause *p = realloc(w.pauses, cap * sizeof(*p));
+			if (!p)
+				return;
+			w.pauses = p;
+			w.pauses_cap = cap;
+		}
+		size_t n = emp_gcpause_drain(w.pauses + w.pauses_n, w.pauses_cap - w.pauses_n);
+		if (n == 0)
+			return;
+		if (!w.discard)
+			w.pauses_n += n;
+	}
+}
+
+static void flush_pauses(void)
+{
+	if (w.pauses_n) {
+		int rc = emp_dump_write_pauses(w.dump, w.pauses, w.pauses_n);
+		if (rc)
+			report_write_error(rc);
+		w.pauses_n = 0;
+	}
+}
+
 /* One pass over all threads.  Dead threads are drained one last time and freed. */
 static uint64_t pass(int final)
 {
 	uint64_t moved = 0;
 	take_new();
+	take_pauses();
 	for (struct wthread **pp = &w.threads, *wt; (wt = *pp) != NULL;) {
 		int dead = emp_thread_is_dead(wt->t); /* before the drain: a dead thread's last records are in */
 		moved += drain(wt);
@@ -323,6 +358,7 @@ static void flush_all(void)
 	for (struct wthread *wt = w.threads; wt; wt = wt->next)
 		flush_events(wt);
 	flush_symbols();
+	flush_pauses();
 	uint64_t values[EMP_COUNTER_COUNT];
 	for (int i = 0; i < EMP_COUNTER_COUNT; i++)
 		values[i] = emp_counter_get((enum emp_counter)i);
@@ -355,6 +391,9 @@ static void finish(void)
 	emp_sink_close(w.sink);
 	emp_dump_writer_free(w.dump);
 	w.dump = NULL;
+	free(w.pauses);
+	w.pauses = NULL;
+	w.pauses_n = w.pauses_cap = 0;
 	w.sink = NULL;
 	/* Release: everything above is done before a waiter (emp_writer_stop_async) sees STOPPED. */
 	atomic_store_explicit(&state, W_STOPPED, memory_order_release);

@@ -1,13 +1,13 @@
 # tests/ — unit tests (Criterion, one binary), JVM integration tests (tests/integration/*.sh), fuzzing.
 # tests/*.mk fragments add build steps that integration tests need (e.g. tests/rewriter.mk).
 # Tests see every layer.
-INC_tests/unit := $(INC_agent) $(INC_analyzer/cli) -Irunner
+INC_tests/unit := $(INC_agent) $(INC_analyzer/cli) -Irunner $(INC_load)
 INC_tests/tools := $(INC_tests/unit)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 # Everything but the two programs' main(): the agent's modules are pure enough to link into a test binary.
 UNIT_LIB_OBJ := $(filter-out $(BUILD)/obj/analyzer/cli/main.o,$(ANALYZER_OBJ)) $(AGENT_SRC:%.c=$(BUILD)/obj/%.o) \
-	$(filter-out $(BUILD)/obj/runner/main.o,$(RUNNER_SRC:%.c=$(BUILD)/obj/%.o))
+	$(filter-out $(BUILD)/obj/runner/main.o,$(RUNNER_SRC:%.c=$(BUILD)/obj/%.o)) $(LOAD_LIB_OBJ)
 UNIT_LIBS := -lcriterion -l:libiberty.a -llz4 -lunwind -lpthread -ldl -lrt -lm
 TEST_DEPS := all $(BUILD)/unit-tests
 -include $(filter-out tests/module.mk,$(wildcard tests/*.mk))

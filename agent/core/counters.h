@@ -70,6 +70,8 @@
 	X(CLASSES_NOT_SELECTED, "classes_not_selected")   /* trace mode: loaded, no method selected */         \
 	X(CLASSES_RETRANSFORMED, "classes_retransformed")/* trace mode: loaded before VMInit, retransformed */ \
 	X(RETRANSFORM_FAILED, "retransform_failed")       /* trace mode: RetransformClasses refused a class */ \
+	X(GC_PAUSES, "gc_pauses")                         /* GC pauses recorded (every mode; PAUSES chunks) */ \
+	X(GC_PAUSE_FULL, "lost_gc_pause_full")            /* GC pause dropped: the writer did not drain 256 */ \
 	EMP_COUNTER_REWRITE_LIST(X)                                                                            \
 	EMP_COUNTER_SAMPLER_LIST(X)                                                                            \
 	EMP_COUNTER_FAULT_INJECT_LIST(X)

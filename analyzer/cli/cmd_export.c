@@ -81,7 +81,6 @@ static struct open_stack *open_stack(struct export_ctx *x, uint32_t thread)
 }
 
 /* Write one call (complete, or @unfinished: still open when the dump ended, @tout = the end of the recording). */
-
 static void write_call(struct export_ctx *x, uint32_t thread, const struct open_call *c, uint64_t tout_ticks,
 		       int threw, int unfinished)
 {

@@ -75,7 +75,7 @@ int emp_cmd_info(int argc, char **argv)
 		emp_input_done(&cli.in, r);
 
 		uint64_t chunks = 0, total = 0;
-		for (int t = EMP_CHUNK_META; t <= EMP_CHUNK_END; t++)
+		for (int t = EMP_CHUNK_META; t <= EMP_CHUNK_PAUSES; t++)
 			chunks += emp_dump_chunks(r, (enum emp_chunk_type)t);
 		for (int k = EMP_EV_ENTER; k <= EMP_EV_SAMPLE; k++)
 			total += emp_dump_events(r, (enum emp_event_kind)k);

@@ -16,5 +16,6 @@ int emp_cmd_overhead(int argc, char **argv);
 int emp_cmd_compare(int argc, char **argv);
 int emp_cmd_exactness(int argc, char **argv);
 int emp_cmd_report(int argc, char **argv);
+int emp_cmd_latency(int argc, char **argv);
 
 #endif /* EMP_COMMANDS_H */

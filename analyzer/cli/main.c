@@ -27,6 +27,7 @@ static const struct command {
 	{ "exactness", emp_cmd_exactness, "F1 of change detection over VM and iteration counts (resampling), heatmap" },
 	{ "receive", emp_cmd_receive, "receive a dump streamed by writer=tcp:HOST:PORT and store it" },
 	{ "report", emp_cmd_report, "one HTML page for an emp-run experiment: compare tables, overhead, the EMP picture" },
+	{ "latency", emp_cmd_latency, "emp-load request logs: corrected vs uncorrected percentiles, GC pauses of a dump, SVG" },
 	{ "overhead", emp_cmd_overhead, "agent overhead per iteration and per call from timing files of pure and measured runs" },
 };
 

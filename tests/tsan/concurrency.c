@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* concurrency.c - the agent's lock-free hand-overs under ThreadSanitizer (`make tsan`), end to end and with exact
  * counts: producer threads attach, fill their rings with ENTER/EXIT records and wake the writer; threads come and
- * go while the writer drains and frees them; two stop requests race.  The dump is read back: every record is in it,
- * in order per thread, and END names one of the racing reasons.
+ * go while the writer drains and frees them; a GC thread hands pauses over (gcpause.c) meanwhile; two stop requests
+ * race.  The dump is read back: every record is in it, in order per thread, every GC pause recorded is in it (those
+ * the full hand-over array dropped are counted), and END names one of the racing reasons.
  *
  * Not Criterion: its forked workers and inheritable arena do not run under TSAN's memory layout.  Exit status 0
  * when every check holds, 1 otherwise (each failure names itself).  Built without TSAN too, so that `make test`
@@ -16,6 +17,7 @@
 
 #include "clock.h"
 #include "counters.h"
+#include "gcpause.h"
 #include "dump_reader.h"
 #include "options.h"
 #include "ring.h"
@@ -28,6 +30,7 @@
 #define ROUNDS 3          /* each producer slot attaches, produces and detaches this many times */
 #define CALLS 50000       /* ENTER/EXIT pairs per attachment */
 #define RING_BYTES 8192   /* small, so producers find it full and must wake the writer */
+#define GC_PAUSES 20000   /* start/finish pairs from the one GC thread (more than the 256 slots hold) */
 
 static int failures;
 static uint32_t method;
@@ -76,6 +79,19 @@ static void *producer(void *arg)
 	return NULL;
 }
 
+/* The JVM's GC callbacks: one thread at a time (gcpause.h), here one thread. */
+static void *gc_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < GC_PAUSES; i++) {
+		emp_gcpause_start();
+		emp_gcpause_finish();
+		if (i % 64 == 0)
+			sched_yield();
+	}
+	return NULL;
+}
+
 static void *stopper(void *arg)
 {
 	emp_writer_stop(arg);
@@ -110,11 +126,13 @@ int main(int argc, char **argv)
 	/* META added while the writer runs: the meta lock against the writer's flush. */
 	emp_writer_add_meta("late", "yes");
 
-	pthread_t th[PRODUCERS], stop[2];
+	pthread_t th[PRODUCERS], stop[2], gc;
+	pthread_create(&gc, NULL, gc_thread, NULL);
 	for (int i = 0; i < PRODUCERS; i++)
 		pthread_create(&th[i], NULL, producer, NULL);
 	for (int i = 0; i < PRODUCERS; i++)
 		pthread_join(th[i], NULL);
+	pthread_join(gc, NULL);
 	/* Two stop requests race: END must carry one of the two reasons, whole. */
 	pthread_create(&stop[0], NULL, stopper, "first");
 	pthread_create(&stop[1], NULL, stopper, "second");
@@ -126,6 +144,9 @@ int main(int argc, char **argv)
 	      (unsigned long long)emp_counter_get(EMP_C_RECORDS_WRITTEN), (unsigned long long)expect);
 	CHECK(emp_counter_get(EMP_C_THREADS) == PRODUCERS * ROUNDS, "threads %llu",
 	      (unsigned long long)emp_counter_get(EMP_C_THREADS));
+	const uint64_t gc_kept = emp_counter_get(EMP_C_GC_PAUSES), gc_lost = emp_counter_get(EMP_C_GC_PAUSE_FULL);
+	CHECK(gc_kept + gc_lost == GC_PAUSES && gc_kept > 0, "gc pauses %llu kept + %llu lost, expected %d",
+	      (unsigned long long)gc_kept, (unsigned long long)gc_lost, GC_PAUSES);
 
 	struct emp_dump_reader *r;
 	if (emp_dump_reader_open(path, &r, err, sizeof(err))) {
@@ -151,6 +172,13 @@ int main(int argc, char **argv)
 		const char *reason = emp_dump_end_value(r, "reason");
 		CHECK(reason && (!strcmp(reason, "first") || !strcmp(reason, "second")), "END reason '%s'",
 		      reason ? reason : "(none)");
+		size_t np;
+		const struct emp_pause *p = emp_dump_pauses(r, &np);
+		uint64_t gc_bad = 0;
+		for (size_t i = 0; i < np; i++)
+			gc_bad += p[i].kind != EMP_PAUSE_GC || (i && p[i].start < p[i - 1].start + p[i - 1].duration);
+		CHECK(np == gc_kept, "%zu GC pauses in the dump, %llu recorded", np, (unsigned long long)gc_kept);
+		CHECK(gc_bad == 0, "%llu GC pauses out of order or of another kind", (unsigned long long)gc_bad);
 		const char *late = emp_dump_meta(r, "late");
 		CHECK(late && !strcmp(late, "yes"), "META late=%s", late ? late : "(none)");
 		emp_dump_reader_close(r);
@@ -158,7 +186,8 @@ int main(int argc, char **argv)
 	unlink(path);
 	emp_options_free(&o);
 	(void)argc;
-	printf("%s: %s (%llu records through %d threads)\n", argv[0], failures ? "FAILED" : "ok",
-	       (unsigned long long)expect, PRODUCERS * ROUNDS);
+	printf("%s: %s (%llu records through %d threads, %llu GC pauses, %llu dropped as the array was full)\n",
+	       argv[0], failures ? "FAILED" : "ok", (unsigned long long)expect, PRODUCERS * ROUNDS,
+	       (unsigned long long)gc_kept, (unsigned long long)gc_lost);
 	return failures != 0;
 }

@@ -329,7 +329,7 @@ Test(dump, header_bytes)
 	struct mem m = { 0 };
 	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
 	cr_assert_eq(emp_dump_write_header(w), 0);
-	static const uint8_t want[16] = { 0x89, 'E', 'M', 'P', '\r', '\n', 0x1a, '\n', 1, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t want[16] = { 0x89, 'E', 'M', 'P', '\r', '\n', 0x1a, '\n', 1, 0, 1, 0, 0, 0, 0, 0 };
 	cr_assert_eq(m.n, 16);
 	cr_assert_arr_eq(m.p, want, 16);
 	emp_dump_writer_free(w);
@@ -345,7 +345,7 @@ Test(dump, round_trip_every_field)
 	cr_assert_not_null(r, "%s", err);
 	cr_assert_str_eq(emp_dump_reader_path(r), path);
 	cr_assert_eq(emp_dump_reader_file_size(r), s.m.n);
-	cr_assert_eq(emp_dump_reader_version_minor(r), 0);
+	cr_assert_eq(emp_dump_reader_version_minor(r), 1);
 	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_READING);
 	cr_assert_str_eq(emp_dump_reader_error(r), "");
 	assert_events(r, &s.x, s.x.n);
@@ -897,10 +897,10 @@ Test(dump, unknown_chunk_type)
 	snprintf(want, sizeof(want), "%s: corrupt: unknown chunk type 9 at byte %" PRIu64, path, s.start[4]);
 	cr_assert_str_eq(emp_dump_reader_error(r), want);
 	emp_dump_reader_close(r);
-	/* the same file claiming minor version 1: skipped, the rest reads */
-	emp_put_u16le(p + 10, 1);
+	/* the same file claiming a later minor version: skipped, the rest reads */
+	emp_put_u16le(p + 10, EMP_DUMP_VERSION_MINOR + 1);
 	r = open_bytes(p, s.m.n, path, sizeof(path), err, sizeof(err));
-	cr_assert_eq(emp_dump_reader_version_minor(r), 1);
+	cr_assert_eq(emp_dump_reader_version_minor(r), EMP_DUMP_VERSION_MINOR + 1);
 	assert_events(r, &s.x, s.x.n);
 	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
 	cr_assert_eq(emp_dump_chunks(r, EMP_CHUNK_COUNTERS), 1);
@@ -949,6 +949,62 @@ Test(dump, open_errors)
 	cr_assert_str_eq(err, "/tmp: not a regular file");
 	emp_dump_reader_close(NULL);
 	free(p);
+	free_small(&s);
+}
+
+/* PAUSES (minor 1): written and read back exactly, across two chunks; a dump of minor 0 (written before PAUSES
+ * existed) still reads, and a PAUSES chunk in it is a damaged type byte. */
+Test(dump, pauses_round_trip_and_minor_0)
+{
+	struct mem m = { 0 };
+	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	cr_assert_eq(emp_dump_write_meta(w, small_meta, 2), 0);
+	static const struct emp_pause a[] = { { EMP_PAUSE_GC, 1000, 250 }, { EMP_PAUSE_GC, 1ull << 62, 0 } };
+	static const struct emp_pause b[] = { { 7, 5, 1ull << 40 } }; /* a kind of a later version: kept */
+	cr_assert_eq(emp_dump_write_pauses(w, a, 2), 0);
+	uint64_t after_meta;
+	cr_assert_eq(emp_dump_write_pauses(w, b, 1), 0);
+	cr_assert_eq(emp_dump_write_end(w, small_end, 1), 0);
+	emp_dump_writer_free(w);
+	char path[64], err[512], want[512];
+	struct emp_dump_reader *r = open_bytes(m.p, m.n, path, sizeof(path), err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	emp_dump_reader_drain(r);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	size_t n;
+	const struct emp_pause *p = emp_dump_pauses(r, &n);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(emp_dump_chunks(r, EMP_CHUNK_PAUSES), 2);
+	for (size_t i = 0; i < 3; i++) {
+		const struct emp_pause *x = i < 2 ? &a[i] : &b[0];
+		cr_assert(p[i].kind == x->kind && p[i].start == x->start && p[i].duration == x->duration, "pause %zu", i);
+	}
+	emp_dump_reader_close(r);
+
+	/* the same bytes as a minor-0 dump: the PAUSES chunk after META is corrupt there */
+	emp_put_u16le(m.p + 10, 0);
+	uint64_t len = 0;
+	memcpy(&len, m.p + EMP_DUMP_HEADER_LEN + 8, 4);
+	after_meta = EMP_DUMP_HEADER_LEN + EMP_CHUNK_HEADER_LEN + len;
+	r = open_bytes(m.p, m.n, path, sizeof(path), err, sizeof(err));
+	emp_dump_reader_drain(r);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_CORRUPT);
+	snprintf(want, sizeof(want), "%s: corrupt: unknown chunk type 6 at byte %" PRIu64, path, after_meta);
+	cr_assert_str_eq(emp_dump_reader_error(r), want);
+	emp_dump_reader_close(r);
+	free(m.p);
+
+	/* a dump of minor 0 without PAUSES (as emp 0.1.0 wrote them) reads completely, with no pauses */
+	struct small s;
+	build_small(&s);
+	emp_put_u16le(s.m.p + 10, 0);
+	r = open_bytes(s.m.p, s.m.n, path, sizeof(path), err, sizeof(err));
+	assert_events(r, &s.x, s.x.n);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE);
+	emp_dump_pauses(r, &n);
+	cr_assert_eq(n, 0);
+	emp_dump_reader_close(r);
 	free_small(&s);
 }
 

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* gcpause.h - the JVM's stop-the-world GC pauses (JVMTI GarbageCollectionStart/Finish) on their way to the dump.
+ *
+ * Producer: the two JVMTI GC callbacks, which agent.c enables in every mode.  HotSpot posts both from the thread
+ * that runs the pause while the world is stopped, and pauses never overlap, so there is one producer at a time
+ * and a start always precedes its finish.  The callbacks run in a restricted context (no JNI, almost no JVMTI; the
+ * world is stopped, so a lock held by a stopped thread would deadlock): the producer side reads the clock and
+ * stores into a fixed array with two atomics, no lock, no allocation.  Consumer: the writer thread.
+ *
+ *   producer (GC callback)                  consumer (writer thread)
+ *   (A) tail = load_acquire(&tail)          (C) head = load_acquire(&head)
+ *       write slot head % N                     read slots tail .. head
+ *   (B) store_release(&head, head + 1)      (D) store_release(&tail, head)
+ *
+ *   (B) pairs with (C): the writer sees a slot's pause once it sees the head that covers it.
+ *   (D) pairs with (A): the producer reuses a slot only after the writer has read it.
+ * A full array (the writer did not drain for EMP_GCPAUSE_SLOTS pauses) drops the pause and counts it
+ * (lost_gc_pause_full). */
+#ifndef EMP_GCPAUSE_H
+#define EMP_GCPAUSE_H
+
+#include <stddef.h>
+
+#include "dump.h"
+
+#define EMP_GCPAUSE_SLOTS 256
+
+/* GarbageCollectionStart / GarbageCollectionFinish: lock-free, allocation-free, async-signal-safe. */
+void emp_gcpause_start(void);
+void emp_gcpause_finish(void);
+
+/* emp_gcpause_drain - move up to @max finished pauses into @out, oldest first.  Writer thread only.
+ * Return: how many. */
+size_t emp_gcpause_drain(struct emp_pause *out, size_t max);
+
+#endif /* EMP_GCPAUSE_H */

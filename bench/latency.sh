@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# latency.sh - latency under load (issue 12): emp.sut.Server loaded by emp-load in its own process, open loop.
+#  1. throughput: the pure server's maximum (emp-load --closed at an unreachable rate, 16 connections), and
+#     emp-load's own CPU time for it (it must not be the bottleneck);
+#  2. agents: at RATE (default 60 % of that maximum) with the mix cheap:70,alloc:20,cpu:10, p50/p99/p99.9/max
+#     corrected and uncorrected for pure, emp sample 10 ms and 1 ms, emp trace of the routes, async-profiler
+#     (cpu, 10 ms), JFR (default profile), Kieker (ByteBuddy, binary files) and the OpenTelemetry agent
+#     (exporters none), interleaved, RUNS runs each, for every GC of GCS;
+#  3. composite: the same rate from inside the server's JVM (emp.sut.Server --inproc-load) against emp-load from
+#     outside, pure, for every GC of GCS — what the in-process arrangement hides.
+# Usage: bench/latency.sh [--quick]        (make bench-latency)
+# Knobs (env): PARTS ("throughput agents composite"), GCS ("serial g1"), HEAP (-Xmx128m), RATE (60 % of the
+#   measured maximum; with PARTS lacking throughput: 1000), RUNS (3; quick 1), DURATION (20s; quick 5s), WARMUP
+#   (5s; quick 2s), MIX (cheap:70,alloc:20,cpu:10), CONNECTIONS (16), THREADS (server threads, 4),
+#   PEERS ("asprof jfr kieker otel"), JAVA, BUILD.
+# Results: bench/results/latency-<date>/ (runs/*: emp-load CSV and --log, server output), report.md.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/runner.sh
+. "$HERE/lib/runner.sh"
+bench_args "$@"
+if ((quick)); then : "${RUNS:=1}" "${DURATION:=5s}" "${WARMUP:=2s}"; fi
+: "${RUNS:=3}" "${DURATION:=20s}" "${WARMUP:=5s}" "${PARTS:=throughput agents composite}" "${GCS:=serial g1}"
+: "${HEAP:=-Xmx128m}" "${MIX:=cheap:70,alloc:20,cpu:10}" "${CONNECTIONS:=16}" "${THREADS:=4}"
+PEERS=${PEERS-asprof jfr kieker otel}
+bench_init latency$( ((quick)) && echo -quick)
+LOAD=$BENCH_DIR/bin/emp-load
+cp "$BUILD/emp-load" "$LOAD" || bench_die "$BUILD/emp-load is missing (run make first)"
+if [[ -n $PEERS ]]; then
+	# shellcheck disable=SC2086
+	eval "$("$HERE/lib/fetch-peers.sh" ${PEERS//jfr/})" || bench_die "a peer is unavailable (PEERS to choose)"
+fi
+echo "knobs: PARTS='$PARTS' GCS='$GCS' HEAP='$HEAP' RUNS=$RUNS DURATION=$DURATION WARMUP=$WARMUP MIX=$MIX CONNECTIONS=$CONNECTIONS THREADS=$THREADS PEERS='$PEERS'" >>"$BENCH_DIR/machine.txt"
+
+gc_opts() { case $1 in serial) echo "-XX:+UseSerialGC" ;; g1) echo "-XX:+UseG1GC" ;; *) bench_die "GC '$1' (serial, g1)" ;; esac; }
+
+# The agents of part 2: name and JVM options (@OUT@: the run's directory).
+declare -a AGENTS=(pure) ; declare -A AGENT_ARGS=([pure]="")
+agent() { AGENTS+=("$1"); AGENT_ARGS[$1]=$2; }
+agent emp-sample-10ms "-agentpath:$EMP_LIB=mode=sample,interval=10ms,out=@OUT@/run.emp"
+agent emp-sample-1ms "-agentpath:$EMP_LIB=mode=sample,interval=1ms,out=@OUT@/run.emp"
+# The three route methods, the same ones Kieker and OpenTelemetry instrument (not Routes.build, /alloc's
+# recursion: 2048 calls per request).
+agent emp-trace "-agentpath:$EMP_LIB=mode=trace,include=emp.sut.server.Routes.cheap;emp.sut.server.Routes.alloc;emp.sut.server.Routes.cpu,out=@OUT@/run.emp"
+[[ $PEERS == *asprof* ]] && agent asprof "-agentpath:$ASPROF_LIB=start,event=cpu,interval=10ms,collapsed,file=@OUT@/ap.collapsed"
+[[ $PEERS == *jfr* ]] && agent jfr "-XX:StartFlightRecording=filename=@OUT@/run.jfr"
+[[ $PEERS == *kieker* ]] && agent kieker "-javaagent:$KIEKER_JAR -Dkieker.monitoring.name=KIEKER-BENCHMARK \
+-Dkieker.monitoring.adaptiveMonitoring.enabled=false -Dkieker.monitoring.periodicSensorsExecutorPoolSize=0 \
+-Dkieker.monitoring.enabled=true -Dkieker.monitoring.writer=kieker.monitoring.writer.filesystem.FileWriter \
+-Dkieker.monitoring.writer.filesystem.FileWriter.logStreamHandler=kieker.monitoring.writer.filesystem.BinaryLogStreamHandler \
+-Dkieker.monitoring.writer.filesystem.FileWriter.customStoragePath=@OUT@/data/"
+[[ $PEERS == *otel* ]] && agent otel "-javaagent:$OTEL_JAR -Dotel.instrumentation.methods.include=emp.sut.server.Routes[cheap,alloc,cpu] \
+-Dotel.traces.exporter=none -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.javaagent.logging=none"
+export KIEKER_SIGNATURES_INCLUDE="public static long emp.sut.server.Routes.*()"
+
+SRV_PID=
+# serve DIR GC ARGS...: the server in the background with the GC, the heap and ARGS; sets PORT.
+serve() {
+	local dir=$1 gc=$2; shift 2
+	mkdir -p "$dir"
+	# shellcheck disable=SC2046,SC2086
+	"$JAVA" $(gc_opts "$gc") $HEAP "$@" -cp "$SUT_JAR" emp.sut.Server --port 0 --threads "$THREADS" \
+		>"$dir/server.out" 2>"$dir/server.err" &
+	SRV_PID=$!
+	for _ in $(seq 1200); do # the OpenTelemetry agent takes 5-10 s to start here
+		PORT=$(sed -n 's/^server listening port=\([0-9]*\).*/\1/p' "$dir/server.out" 2>/dev/null)
+		[[ -n $PORT ]] && return 0
+		kill -0 "$SRV_PID" 2>/dev/null || { echo "server died: $(tail -3 "$dir/server.err")" >&2; return 1; }
+		sleep 0.05
+	done
+	return 1
+}
+unserve() { kill "$SRV_PID" 2>/dev/null; wait "$SRV_PID" 2>/dev/null; SRV_PID=; }
+trap '[[ -n $SRV_PID ]] && kill -9 "$SRV_PID" 2>/dev/null' EXIT
+
+echo "part,gc,variant,run,load1,measure,count,p50_us,p90_us,p99_us,p999_us,p9999_us,max_us,failed" >"$BENCH_DIR/latency.csv"
+# record PART GC VARIANT RUN CSVFILE: emp-load's (or the in-process generator's) CSV into latency.csv
+record() {
+	local load1 failed
+	load1=$(cut -d' ' -f1 /proc/loadavg)
+	failed=$(awk -F, '$1 == "error" && $2 != "non_2xx" { n += $3 } END { print n + 0 }' "$5")
+	awk -F, -v pre="$1,$2,$3,$4,$load1" -v f="$failed" '$1 == "corrected" || $1 == "uncorrected" { print pre "," $0 "," f }' \
+		"$5" >>"$BENCH_DIR/latency.csv"
+}
+
+# ---- 1. maximum throughput ------------------------------------------------------------------------------------
+if [[ $PARTS == *throughput* ]]; then
+	d=$BENCH_DIR/runs/throughput
+	serve "$d" g1 || bench_die "server did not start"
+	"$LOAD" --target "127.0.0.1:$PORT" --rate 1000 --duration "$WARMUP" --mix "$MIX" >/dev/null
+	for mix in "$MIX" cheap:100; do
+		/usr/bin/time -f "%U %S %e" -o "$d/time" "$LOAD" --target "127.0.0.1:$PORT" --closed --rate 1000000 \
+			--connections "$CONNECTIONS" --duration "$DURATION" --mix "$mix" >"$d/load.txt"
+		n=$(awk '/answered\/s/ { for (i = 1; i <= NF; i++) if ($i == "answered/s;") print $(i - 1) }' "$d/load.txt")
+		[[ $mix == "$MIX" ]] && MAX=$n
+		read -r u s e <"$d/time"
+		awk -v n="$n" -v u="$u" -v s="$s" -v e="$e" -v mix="$mix" -v c="$CONNECTIONS" 'BEGIN {
+			printf "throughput: %s answered/s (closed loop, %s connections, mix %s, G1); emp-load CPU %.0f %% of one core, %.1f us per request\n",
+				n, c, mix, 100 * (u + s) / e, (u + s) / (n * e) * 1e6 }' | tee -a "$BENCH_DIR/throughput.txt"
+	done
+	unserve
+	: "${RATE:=$(awk -v m="$MAX" 'BEGIN { printf "%d", m * 0.6 }')}"
+fi
+: "${RATE:=1000}"
+echo "rate: $RATE req/s" | tee -a "$BENCH_DIR/throughput.txt"
+
+# ---- 2. agents, interleaved -----------------------------------------------------------------------------------
+if [[ $PARTS == *agents* ]]; then
+	for run in $(seq "$RUNS"); do
+		for gc in $GCS; do
+			for a in "${AGENTS[@]}"; do
+				d=$BENCH_DIR/runs/agents-$gc-$a-$run
+				mkdir -p "$d"
+				# shellcheck disable=SC2086
+				serve "$d" "$gc" ${AGENT_ARGS[$a]//@OUT@/$d} || { echo "skip $a: no server" >&2; unserve; continue; }
+				"$LOAD" --target "127.0.0.1:$PORT" --rate "$RATE" --duration "$WARMUP" --mix "$MIX" >/dev/null
+				"$LOAD" --target "127.0.0.1:$PORT" --rate "$RATE" --duration "$DURATION" --mix "$MIX" \
+					--connections "$CONNECTIONS" --format csv --log "$d/requests.csv" >"$d/load.csv"
+				unserve
+				record agents "$gc" "$a" "$run" "$d/load.csv"
+				rm -rf "$d/data" "$d/run.jfr" "$d/run.emp" "$d/ap.collapsed"
+				echo "agents $gc $a run $run: $(awk -F, '$1 == "corrected" { print "p99", $5, "us corrected" }' "$d/load.csv")"
+			done
+		done
+	done
+fi
+
+# ---- 3. composite (in-process generator) against emp-load from outside ----------------------------------------
+if [[ $PARTS == *composite* ]]; then
+	for run in $(seq "$RUNS"); do
+		for gc in $GCS; do
+			d=$BENCH_DIR/runs/composite-$gc-inproc-$run
+			mkdir -p "$d"
+			# shellcheck disable=SC2046,SC2086
+			"$JAVA" $(gc_opts "$gc") $HEAP -cp "$SUT_JAR" emp.sut.Server --port 0 --threads "$THREADS" \
+				--inproc-load "$RATE" --duration "$DURATION" --mix "$MIX" --connections "$CONNECTIONS" >"$d/server.out"
+			sed -n '/^measure,/,/^error,unfinished/p' "$d/server.out" >"$d/load.csv"
+			record composite "$gc" inproc "$run" "$d/load.csv"
+			d=$BENCH_DIR/runs/composite-$gc-external-$run
+			serve "$d" "$gc" -agentpath:"$EMP_LIB"=mode=off,out="$d/gc.emp" || bench_die "server did not start"
+			"$LOAD" --target "127.0.0.1:$PORT" --rate "$RATE" --duration "$DURATION" --mix "$MIX" \
+				--connections "$CONNECTIONS" --format csv --log "$d/requests.csv" >"$d/load.csv"
+			unserve
+			record composite "$gc" emp-load "$run" "$d/load.csv"
+			"$EMP_ANALYZE" latency "$d/requests.csv" "$d/gc.emp" -o "$d/latency.svg" >"$d/latency.txt" 2>&1
+		done
+	done
+fi
+
+# ---- report ---------------------------------------------------------------------------------------------------
+{
+	echo "## latency ($(date -u +%Y-%m-%d), $(sed -n 's/^java: //p' "$BENCH_DIR/machine.txt"))"
+	echo
+	cat "$BENCH_DIR/throughput.txt"
+	echo
+	python3 - "$BENCH_DIR/latency.csv" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+keys = []
+for r in rows:
+    k = (r["part"], r["gc"], r["variant"])
+    if k not in keys:
+        keys.append(k)
+print("Median over runs, µs (corrected = from the due time; uncorrected = from the write); load = median 1-min load.")
+print()
+print("| part | gc | variant | runs | p50 corr | p99 corr | p99.9 corr | max corr | p50 unc | p99 unc | p99.9 unc | failed | load |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+for k in keys:
+    rs = [r for r in rows if (r["part"], r["gc"], r["variant"]) == k]
+    med = lambda m, c: int(statistics.median(int(r[c]) for r in rs if r["measure"] == m))
+    n = sum(r["measure"] == "corrected" for r in rs)
+    fail = sum(int(r["failed"]) for r in rs if r["measure"] == "corrected")
+    load = statistics.median(float(r["load1"]) for r in rs)
+    print(f"| {k[0]} | {k[1]} | {k[2]} | {n} | {med('corrected', 'p50_us')} | {med('corrected', 'p99_us')} | "
+          f"{med('corrected', 'p999_us')} | {med('corrected', 'max_us')} | {med('uncorrected', 'p50_us')} | "
+          f"{med('uncorrected', 'p99_us')} | {med('uncorrected', 'p999_us')} | {fail} | {load:.1f} |")
+# The seed's comparison: the composite harness timed from the send, in-process; the truth from outside.
+for gc in dict.fromkeys(r["gc"] for r in rows if r["part"] == "composite"):
+    def p99(v, m):
+        xs = [int(r["p99_us"]) for r in rows if (r["part"], r["gc"], r["variant"], r["measure"]) == ("composite", gc, v, m)]
+        return statistics.median(xs) if xs else float("nan")
+    inproc, outside = p99("inproc", "uncorrected"), p99("emp-load", "corrected")
+    print(f"\ncomposite, {gc}: p99 in-process from the send (as the composite harness reports) {inproc / 1e3:.1f} ms, "
+          f"from outside from the due time (emp-load corrected) {outside / 1e3:.1f} ms: {outside / inproc:.1f}x")
+PY
+	echo
+	echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$BENCH_DIR/report.md"
+echo "results: $BENCH_DIR"
