@@ -12,13 +12,21 @@
  * W^X only).
  *
  * Recovery.  On x86-64, AGCT answers unknown_Java/not_walkable_Java when the PC sits where a compiled method's
- * frame is not (or no longer) set up: the stack bang and `push rbp` of the prologue, `pop rbp`, the return poll
- * and `ret` of the epilogue.  design.md §8 measured a third of fib's samples there.  As async-profiler does in its
- * AGCT mode (stackFrame_x64.cpp, read, not copied), we recognise these instructions by their bytes, pop the
- * incomplete frame by hand (the return address is at [rsp], or at [rsp+8] above a pushed rbp), point the PC at the
- * call instruction (return address - 1, so the call site's bytecode is found) and ask AGCT again; the registers are
- * put back afterwards.  The method whose edge we were at is missing from the re-walked stack; the record keeps
- * its PC (top_pc) and the writer names it from the JIT's CompiledMethodLoad events (sampler.c).
+ * frame is not (or no longer) set up: the inline-cache check, stack bangs, `push rbp`, `sub rsp` and (JDK 21+: every
+ * GC) the nmethod entry barrier of the prologue, up to the blob's frame_complete offset; `pop rbp`, the return poll
+ * and `ret` of the epilogue.  design.md §8 measured a third of fib's samples there; on JDK 25 the entry barrier
+ * alone left 8-12 % of them unknown.  As async-profiler does (read, not copied), we ask the JVM's own tables
+ * (vmstructs.c) which code blob the PC is in: a compiled method (nmethod) gives its frame size, frame_complete
+ * offset, verified entry point, stub section and Method*.  The frame's state at the PC (none / rbp pushed / complete)
+ * follows from where the PC is in the prologue's known shape (checked against the frame size the tables give), or
+ * from the epilogue's instructions; the caller's pc, sp and rbp follow from the state; the return address must lie in
+ * the code cache.  AGCT is then asked again from the caller (PC at the call instruction, return address - 1, so the
+ * call site's bytecode is found), into frames[1...], with the registers put back afterwards, and frames[0] is the
+ * method at the edge: its jmethodID from its class's jmethodID cache.  Where the cache has none, the record keeps the
+ * PC (top_pc) and the writer names it from the JIT's CompiledMethodLoad events (sampler.c).  Without the tables (a
+ * JVM that lacks a field we need) the state comes from instruction bytes alone (classify()).  Each attempt is counted
+ * by outcome (sample_recover_*, outcomes.h); a PC in a stub, an adapter or the interpreter is left as AGCT said.
+ * Every read of JVM memory or of the stack in the recovery runs under the fault guard.
  *
  * Fault injection (test build only: tests/faultinject.mk compiles build/test/libemp-faultinject.so with
  * -DEMP_FAULT_INJECT; libemp.so has none of it).  With EMP_FAULT_INJECT_EVERY=N in the environment, every N-th
@@ -38,10 +46,13 @@
 #endif
 
 #include "counters.h"
+#include "log.h"
 #include "sampler.h"
+#include "vmstructs.h"
 
 typedef void (*agct_fn)(emp_asgct_trace *trace, jint depth, void *ucontext);
 static agct_fn agct;
+static int vmstructs_ok; /* the JVM's tables answer every query the recovery asks (set before the handler runs) */
 static struct sigaction old_segv, old_bus;
 /* Non-NULL only while this thread is inside AGCT; read by on_fault on the same thread. */
 static __thread struct emp_sampler_thread *guard __attribute__((tls_model("initial-exec")));
@@ -126,55 +137,211 @@ int emp_agct_init(char *err, size_t errlen)
 #ifdef EMP_FAULT_INJECT
 	fault_inject_init();
 #endif
+	char what[160];
+	vmstructs_ok = emp_vmstructs_init(what, sizeof(what));
+	if (*what)
+		emp_info("mode=sample: %s: %s", what,
+			 vmstructs_ok ? "compiled methods at a failed walk's edge are named by PC"
+				      : "failed walks are recovered by instruction patterns only");
 	return 0;
 }
 
-static int call_guarded(struct emp_sampler_thread *st, void *ucontext)
+/* Runs @fn(@st, @arg) with the fault guard set: a SIGSEGV/SIGBUS inside comes back here.  Return: fn's result, or
+ * EMP_AGCT_CRASHED after a fault. */
+static int guarded(struct emp_sampler_thread *st, int (*fn)(struct emp_sampler_thread *, void *), void *arg)
 {
-	emp_asgct_trace tr = { .env_id = st->t->jni, .num_frames = 0, .frames = st->frames };
 	if (sigsetjmp(st->fault_jmp, 1))
 		return EMP_AGCT_CRASHED;
 	guard = st;
 	atomic_signal_fence(memory_order_seq_cst); /* guard is set before the call, for on_fault on this thread */
+	int r = fn(st, arg);
+	atomic_signal_fence(memory_order_seq_cst);
+	guard = NULL;
+	return r;
+}
+
+struct agct_call {
+	void *ucontext;
+	emp_asgct_frame *frames;
+	uint32_t depth;
+};
+
+static int agct_call(struct emp_sampler_thread *st, void *arg)
+{
+	const struct agct_call *c = arg;
+	emp_asgct_trace tr = { .env_id = st->t->jni, .num_frames = 0, .frames = c->frames };
 #ifdef EMP_FAULT_INJECT
 	fault_inject();
 #endif
-	agct(&tr, (jint)st->depth, ucontext);
-	atomic_signal_fence(memory_order_seq_cst);
-	guard = NULL;
+	agct(&tr, (jint)c->depth, c->ucontext);
 	return tr.num_frames;
 }
 
-/* How to pop the incomplete frame at @ip: 0 not an edge we know; 1 return address at [sp]; 2 rbp pushed: saved rbp
- * at [sp], return address at [sp+8]; 3 `add rsp, imm` then `pop rbp`: *adjust = imm, then as 2. */
+/* AGCT into @frames (@depth of them) from @ucontext, guarded. */
+static int agct_guarded(struct emp_sampler_thread *st, void *ucontext, emp_asgct_frame *frames, uint32_t depth)
+{
+	struct agct_call c = { ucontext, frames, depth };
+	return guarded(st, agct_call, &c);
+}
+
+/* Where the frame at the PC keeps its caller (x86-64 HotSpot frames: [return address][saved rbp][the rest]). */
+enum frame_state {
+	FRAME_NONE,     /* not set up, or already torn down: return address at [sp] */
+	FRAME_PUSHED,   /* rbp pushed, rsp not (or no longer) moved: saved rbp at [sp], return address at [sp+8] */
+	FRAME_COMPLETE, /* frame_size words: return address at [sp + 8*frame_size - 8], saved rbp below it */
+	FRAME_ADJUST,   /* `add rsp, imm` before `pop rbp`: as COMPLETE with 8*frame_size = imm + 16 (no tables) */
+};
+
+/* Fallback without the JVM's tables: how to pop the incomplete frame at @ip, by instruction bytes alone.  Return:
+ * -1 not an edge we know, else the state (*adjust = imm for FRAME_ADJUST). */
 static int classify(const uint8_t *ip, uint64_t *adjust)
 {
 	int after_page_start = ((uintptr_t)ip & 0xfff) >= 8; /* ip[-8..-1] are on the same (mapped) page */
 	if (ip[0] == 0xc3 || ip[0] == 0x55)                                   /* ret; push rbp */
-		return 1;
+		return FRAME_NONE;
 	if (ip[0] == 0x89 && ip[1] == 0x84 && ip[2] == 0x24)                    /* stack bang mov [rsp-N], eax */
-		return 1;
+		return FRAME_NONE;
 	if (ip[0] == 0x41 && ip[1] == 0x85 && ip[2] == 0x02 && ip[3] == 0xc3)   /* old return poll: test; ret */
-		return 1;
+		return FRAME_NONE;
 	if (after_page_start && ip[-1] == 0x5d)                                /* just after pop rbp */
-		return 1;
-	if (after_page_start && ip[0] == 0x0f && ip[1] == 0x87 && ip[-7] == 0x49 && ip[-6] == 0x3b &&
-	    ip[-8] == 0x5d)                                                     /* pop rbp; cmp rsp,[r15+d]; ja */
-		return 1;
+		return FRAME_NONE;
+	if (after_page_start && ip[0] == 0x0f && ip[1] == 0x87 &&
+	    ((ip[-8] == 0x5d && ip[-7] == 0x49 && ip[-6] == 0x3b) ||           /* pop rbp; cmp rsp,[r15+d32]; ja */
+	     (ip[-5] == 0x5d && ip[-4] == 0x49 && ip[-3] == 0x3b)))             /* pop rbp; cmp rsp,[r15+d8]; ja */
+		return FRAME_NONE;
 	if (ip[0] == 0x5d)                                                     /* pop rbp */
-		return 2;
+		return FRAME_PUSHED;
 	if (after_page_start && ip[-1] == 0x55 && ip[0] == 0x48 && (ip[1] == 0x83 || ip[1] == 0x81) &&
 	    ip[2] == 0xec)                                                      /* push rbp; sub rsp, imm */
-		return 2;
+		return FRAME_PUSHED;
 	if (ip[0] == 0x48 && ip[1] == 0x83 && ip[2] == 0xc4 && ip[4] == 0x5d) { /* add rsp, imm8; pop rbp */
 		*adjust = ip[3];
-		return 3;
+		return FRAME_ADJUST;
 	}
 	if (ip[0] == 0x48 && ip[1] == 0x81 && ip[2] == 0xc4 && ip[7] == 0x5d) { /* add rsp, imm32; pop rbp */
 		uint32_t imm;
 		memcpy(&imm, ip + 3, 4);
 		*adjust = imm;
-		return 3;
+		return FRAME_ADJUST;
+	}
+	return -1;
+}
+
+/* The frame state in a compiled method's prologue, @off bytes into its code: the verified entry point's shape is
+ * [stack bangs `mov [rsp-N], eax`] `push rbp` [`mov rbp, rsp`] [`sub rsp, 8*frame_size - 16`], then (JDK 21+,
+ * or some GCs) the nmethod entry barrier, until frame_complete.  Before the verified entry is the inline-cache
+ * check, with no frame.  Return: the state, or -1 when the code does not have this shape. */
+static int prologue_state(const struct emp_vm_blob *b, int off)
+{
+	if (off < b->verified_entry)
+		return FRAME_NONE;
+	const uint8_t *p = (const uint8_t *)(b->code_begin + (uintptr_t)b->verified_entry);
+	const uint8_t *end = (const uint8_t *)(b->code_begin + (uintptr_t)b->frame_complete), *pc = p + off - b->verified_entry;
+	while (p + 7 <= end && p[0] == 0x89 && p[1] == 0x84 && p[2] == 0x24)
+		p += 7;
+	if (p >= end || *p != 0x55)
+		return -1;
+	if (pc <= p)
+		return FRAME_NONE;
+	p++;
+	if (p + 3 <= end && p[0] == 0x48 && p[1] == 0x89 && p[2] == 0xe5) /* mov rbp, rsp (PreserveFramePointer) */
+		p += 3;
+	uint32_t imm = 0;
+	if (p + 4 <= end && p[0] == 0x48 && p[1] == 0x83 && p[2] == 0xec) {
+		imm = p[3];
+		p += 4;
+	} else if (p + 7 <= end && p[0] == 0x48 && p[1] == 0x81 && p[2] == 0xec) {
+		memcpy(&imm, p + 3, 4);
+		p += 7;
+	}
+	if (imm + 16 != 8u * (uint32_t)b->frame_size)
+		return -1; /* not the frame the tables describe */
+	return pc < p ? FRAME_PUSHED : FRAME_COMPLETE;
+}
+
+/* The frame state at a compiled method's PC where the frame is complete or being torn down: the epilogue is
+ * [`add rsp, imm`] `pop rbp` [the return poll `cmp rsp, [r15+d]; ja`] `ret`. */
+static int body_state(const uint8_t *ip)
+{
+	if (ip[0] == 0x5d)
+		return FRAME_PUSHED;
+	if (ip[0] == 0xc3)
+		return FRAME_NONE;
+	if (ip[-1] == 0x5d && ip[0] == 0x49 && ip[1] == 0x3b && (ip[2] == 0x67 || ip[2] == 0xa7))
+		return FRAME_NONE; /* at the poll, rbp popped (the code before the PC is the same blob's: mapped) */
+	if (ip[0] == 0x0f && ip[1] == 0x87 &&
+	    ((ip[-5] == 0x5d && ip[-4] == 0x49 && ip[-3] == 0x3b) || (ip[-8] == 0x5d && ip[-7] == 0x49 && ip[-6] == 0x3b)))
+		return FRAME_NONE; /* at the poll's branch */
+	return FRAME_COMPLETE;
+}
+
+/* A recovery in progress: the registers at the signal, then the caller's and the edge's method. */
+struct recovery {
+	uintptr_t pc, sp, fp;
+	uintptr_t caller_pc, caller_sp, caller_fp;
+	jmethodID method;    /* the method whose edge the PC is at, or NULL: the writer names it by PC */
+	int outcome;         /* EMP_C_RECOVER_* when the recovery gives up */
+};
+
+/* Under the guard (it reads JVM memory and the stack): find the caller of the frame at r->pc.  Return: 0, or -1
+ * with r->outcome set. */
+static int find_caller(struct emp_sampler_thread *st, void *arg)
+{
+	(void)st;
+	struct recovery *r = arg;
+	const uint8_t *ip = (const uint8_t *)r->pc;
+	struct emp_vm_blob b;
+	uint64_t frame_bytes = 0;
+	int state;
+	if (!vmstructs_ok) {
+		state = classify(ip, &frame_bytes);
+		frame_bytes += 16;
+	} else if (emp_vmstructs_blob(r->pc, &b)) {
+		r->outcome = EMP_C_RECOVER_NO_BLOB;
+		return -1;
+	} else if (!b.is_nmethod) {
+		r->outcome = EMP_C_RECOVER_NOT_NMETHOD;
+		return -1;
+	} else {
+		int off = (int)(r->pc - b.code_begin);
+		if (off >= b.stub) {
+			r->outcome = EMP_C_RECOVER_IN_STUB;
+			return -1;
+		}
+		state = off < b.frame_complete ? prologue_state(&b, off) : body_state(ip);
+		frame_bytes = 8u * (uint64_t)(uint32_t)b.frame_size;
+		r->method = emp_vmstructs_method_id(b.method);
+	}
+	const uintptr_t *sp = (const uintptr_t *)r->sp;
+	switch (state) {
+	case FRAME_NONE:
+		r->caller_pc = sp[0];
+		r->caller_sp = r->sp + 8;
+		r->caller_fp = r->fp;
+		break;
+	case FRAME_PUSHED:
+		r->caller_pc = sp[1];
+		r->caller_sp = r->sp + 16;
+		r->caller_fp = sp[0];
+		break;
+	case FRAME_COMPLETE:
+	case FRAME_ADJUST:
+		if (frame_bytes < 16 || frame_bytes & 7 || frame_bytes > 1u << 20) {
+			r->outcome = EMP_C_RECOVER_NO_EDGE;
+			return -1;
+		}
+		r->caller_pc = sp[frame_bytes / 8 - 1];
+		r->caller_sp = r->sp + frame_bytes;
+		r->caller_fp = sp[frame_bytes / 8 - 2];
+		break;
+	default:
+		r->outcome = EMP_C_RECOVER_NO_EDGE;
+		return -1;
+	}
+	/* Java's callers are in the code cache: compiled code, the interpreter, the call stub */
+	if (vmstructs_ok && !emp_vmstructs_in_code(r->caller_pc)) {
+		r->outcome = EMP_C_RECOVER_BAD_CALLER;
+		return -1;
 	}
 	return 0;
 }
@@ -182,40 +349,36 @@ static int classify(const uint8_t *ip, uint64_t *adjust)
 int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recovered_pc)
 {
 	*recovered_pc = 0;
-	int n = call_guarded(st, ucontext);
-	if ((n != EMP_AGCT_UNKNOWN_JAVA && n != EMP_AGCT_NOT_WALKABLE_JAVA) || !ucontext)
+	int n = agct_guarded(st, ucontext, st->frames, st->depth);
+	if ((n != EMP_AGCT_UNKNOWN_JAVA && n != EMP_AGCT_NOT_WALKABLE_JAVA) || !ucontext || st->depth < 2)
 		return n;
 	greg_t *g = ((ucontext_t *)ucontext)->uc_mcontext.gregs;
-	const greg_t pc = g[REG_RIP], sp = g[REG_RSP], fp = g[REG_RBP];
-	/* Reading at the PC is safe: the thread was executing there.  Reading at sp is safe: it is this thread's
-	 * stack below its top. */
-	uint64_t adjust = 0;
-	const uint64_t *stack = (const uint64_t *)(uintptr_t)sp;
-	switch (classify((const uint8_t *)(uintptr_t)pc, &adjust)) {
-	case 1:
-		g[REG_RIP] = (greg_t)(stack[0] - 1);
-		g[REG_RSP] = sp + 8;
-		break;
-	case 3:
-		if (adjust & 7 || adjust > 1u << 20)
-			return n;
-		stack = (const uint64_t *)(uintptr_t)(sp + (greg_t)adjust);
-		/* fall through */
-	case 2:
-		g[REG_RBP] = (greg_t)stack[0];
-		g[REG_RIP] = (greg_t)(stack[1] - 1);
-		g[REG_RSP] = (greg_t)(uintptr_t)(stack + 2);
-		break;
-	default:
+	struct recovery r = { .pc = (uintptr_t)g[REG_RIP], .sp = (uintptr_t)g[REG_RSP], .fp = (uintptr_t)g[REG_RBP] };
+	int rc = guarded(st, find_caller, &r);
+	if (rc) {
+		emp_count(rc == EMP_AGCT_CRASHED ? EMP_C_RECOVER_FAULT : (enum emp_counter)r.outcome, 1);
 		return n;
 	}
-	int m = call_guarded(st, ucontext);
-	g[REG_RIP] = pc;
-	g[REG_RSP] = sp;
-	g[REG_RBP] = fp;
-	if (m > 0) {
-		*recovered_pc = (uint64_t)pc;
-		return m;
+	/* The call instruction, so that AGCT finds the call site's bytecode */
+	g[REG_RIP] = (greg_t)(r.caller_pc - 1);
+	g[REG_RSP] = (greg_t)r.caller_sp;
+	g[REG_RBP] = (greg_t)r.caller_fp;
+	int m = agct_guarded(st, ucontext, st->frames + 1, st->depth - 1);
+	g[REG_RIP] = (greg_t)r.pc;
+	g[REG_RSP] = (greg_t)r.sp;
+	g[REG_RBP] = (greg_t)r.fp;
+	if (m <= 0) {
+		emp_count(EMP_C_RECOVER_REWALK_FAILED, 1);
+		return m == EMP_AGCT_CRASHED ? m : n; /* a fault in the re-walk is counted as one */
 	}
-	return m == EMP_AGCT_CRASHED ? m : n; /* a fault in the re-walk is counted as one */
+	emp_count(EMP_C_SAMPLE_RECOVERED, 1);
+	if (r.method) {
+		emp_count(EMP_C_RECOVER_NAMED, 1);
+		st->frames[0] = (emp_asgct_frame){ .lineno = -1, .method_id = r.method };
+		return m + 1;
+	}
+	emp_count(EMP_C_RECOVER_BY_PC, 1);
+	memmove(st->frames, st->frames + 1, (size_t)m * sizeof(*st->frames));
+	*recovered_pc = (uint64_t)r.pc;
+	return m;
 }

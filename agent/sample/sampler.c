@@ -125,8 +125,6 @@ static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, voi
 	uint64_t top_pc;
 	int n = emp_agct_walk(st, uc, &top_pc);
 	count_outcome(n);
-	if (top_pc)
-		emp_count(EMP_C_SAMPLE_RECOVERED, 1);
 	head.nnative = (uint16_t)emp_native_unwind(uc, st->native, EMP_SAMPLER_MAX_NATIVE);
 	head.njava = n > 0 ? (uint32_t)n : 0;
 	if (s.engine == EMP_ENGINE_WALL)

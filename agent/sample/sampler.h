@@ -6,7 +6,7 @@
  *   engine (engine.c)          a timer signal (SIGPROF) on the thread to sample: perf_event CPU clock, a
  *                              thread-CPU-clock POSIX timer, setitimer(ITIMER_PROF), or tgkill by the wall sampler
  *   handler (sampler.c)        AsyncGetCallTrace guarded against faults, with unknown_Java recovery
- *                              (agct.c), native frames by libunwind (native.c), one ring record;
+ *                              (agct.c, using the JVM's structure tables: vmstructs.c), native frames by libunwind (native.c), one ring record;
  *                              on a JVM-internal thread (threads=all) native frames only (vmthreads.c)
  *   writer thread (sampler.c)  the decoder turns the record into a stack of symbol ids: jmethodIDs resolved with
  *                              JVMTI, native PCs with dladdr, failures into pseudo-frames
@@ -79,7 +79,9 @@ struct emp_sample_rec {
 	uint64_t ticks;
 	uint64_t top_pc;  /* EMP_SAMPLE_RECOVERED: the PC AGCT could not walk from (a compiled method's edge) */
 };
-#define EMP_SAMPLE_RECOVERED 0x1u /* AGCT failed with unknown_Java/not_walkable_Java, the re-walk succeeded */
+/* AGCT failed with unknown_Java/not_walkable_Java, the re-walk succeeded, and the method at the edge is not among
+ * the frames (no jmethodID in the handler): the decoder names it from top_pc */
+#define EMP_SAMPLE_RECOVERED 0x1u
 /* The walk did not reach the thread's entry: AGCT stopped at the depth limit, or ended early on a frame it judged
  * unsafe to walk past (forte.cpp's vframeStreamForte ends a walk there and still returns the frames it has).  The
  * decoder puts a [truncated] pseudo-frame at the root. */
@@ -122,12 +124,13 @@ struct emp_sampler_thread {
 };
 
 /* agct.c */
-/* emp_agct_init - find AsyncGetCallTrace in libjvm and install the fault guard (SIGSEGV/SIGBUS handlers chained
- * in front of the JVM's).  Return: 0, or -1 with a message in @err. */
+/* emp_agct_init - find AsyncGetCallTrace in libjvm, read the JVM's structure tables (vmstructs.c) and install the
+ * fault guard (SIGSEGV/SIGBUS handlers chained in front of the JVM's).  Return: 0, or -1 with a message in @err. */
 int emp_agct_init(char *err, size_t errlen);
 /* emp_agct_walk - AGCT on the current thread from @ucontext into st->frames, recovering unknown_Java at compiled
  * methods' edges.  Return: num_frames (> 0), an outcome code, or EMP_AGCT_CRASHED; *recovered_pc is set to the
- * original PC when a recovery succeeded, else 0.  Async-signal-safe (the handler's own thread only). */
+ * original PC when a recovery succeeded but could not name the method at the edge (it is then missing from
+ * st->frames: the writer names it by PC), else 0.  Async-signal-safe (the handler's own thread only). */
 int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recovered_pc);
 
 /* native.c */

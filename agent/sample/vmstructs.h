@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* vmstructs.h - HotSpot's description of its own structures (the gHotSpotVM* tables libjvm exports for the
+ * serviceability agent), read once at start, and the few questions the stack-walk recovery (agct.c) asks of JIT
+ * code with it: which code blob a PC is in, that blob's frame layout, and the jmethodID of a compiled method.
+ *
+ * Offsets and field sizes always come from the tables, never from a JDK version: a field this JDK's tables do not
+ * list turns the question that needs it off (emp_vmstructs_init says which), and agct.c then keeps AGCT's answer.
+ *
+ * Every emp_vmstructs_* query reads JVM memory that another thread may be changing (a blob freed, a class unloaded):
+ * the caller must hold agct.c's fault guard around it, and the answers are plausibility-checked, not trusted.  The
+ * queries are async-signal-safe: plain loads, no locks, no allocation.
+ */
+#ifndef EMP_VMSTRUCTS_H
+#define EMP_VMSTRUCTS_H
+
+#include <jni.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The code blob around a PC, as far as the recovery needs it.  Offsets are from code_begin. */
+struct emp_vm_blob {
+	uintptr_t blob;           /* the CodeBlob* */
+	uintptr_t code_begin, code_end;
+	int frame_size;           /* words, including the return address and the saved rbp */
+	int frame_complete;       /* offset where the frame is set up (after the prologue), -1 never */
+	int is_nmethod;
+	/* nmethod only (else 0): */
+	int verified_entry;       /* offset of the verified entry point (the prologue starts there) */
+	int stub;                 /* offset of the stub section (poll/exception/deopt stubs: no frame of their own) */
+	uintptr_t method;         /* Method* */
+};
+
+/* emp_vmstructs_init - read the tables of the libjvm in this process (Agent_OnLoad; libjvm is loaded).  Never fails:
+ * the queries whose fields are missing are off, and the first missing field is named in @what (else "").  Return:
+ * 1 when the code-blob queries are on (emp_vmstructs_method_id may still be off: it then answers NULL), else 0. */
+int emp_vmstructs_init(char *what, size_t whatlen);
+/* emp_vmstructs_in_code - whether @pc lies in the code cache's reserved range (false when the tables lack it). */
+int emp_vmstructs_in_code(uintptr_t pc);
+/* emp_vmstructs_blob - the code blob containing @pc into *@b (a segment-map lookup in the CodeHeap holding @pc).
+ * Return: 0; -1 @pc is not in a used blob (or the lookup is off). */
+int emp_vmstructs_blob(uintptr_t pc, struct emp_vm_blob *b);
+/* emp_vmstructs_method_id - the jmethodID of @method (Method*) from its class's jmethodID cache, or NULL when the
+ * class has none for it yet (or the lookup is off).  sampler.c creates the jmethodIDs of every prepared class. */
+jmethodID emp_vmstructs_method_id(uintptr_t method);
+
+#endif /* EMP_VMSTRUCTS_H */
