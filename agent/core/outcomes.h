@@ -43,12 +43,16 @@
 	X(P, -9, DEOPT, "deopt")                                                                               \
 	X(P, -10, SAFEPOINT, "safepoint")
 
-/* What became of agct.c's recovery when AGCT answered unknown_Java or not_walkable_Java: X(P, enum suffix, name).
+/* What became of agct.c's recovery when AGCT answered unknown_Java, not_walkable_Java or unknown_not_Java: X(P, enum
+ * suffix, name).
  * The counters are sample_recover_<name> (counters.h, in this order; EMP_C_RECOVER_<suffix>).  Names are in the
  * dump. */
 #define EMP_RECOVER_OUTCOMES(X, P)                                                                              \
 	X(P, NAMED, "named")             /* re-walked from the caller; the edge's method named from its nmethod */   \
 	X(P, BY_PC, "by_pc")             /* ...the edge's method left to the writer (by PC: CompiledMethodLoad) */   \
+	X(P, VTABLE_STUB, "vtable_stub") /* re-walked from the caller of a vtable/itable stub (a call in progress) */\
+	X(P, ANCHOR, "anchor")           /* unknown_not_Java in the VM: re-walked with the anchor's pc filled in */  \
+	X(P, NO_ANCHOR, "no_anchor")     /* unknown_not_Java with no Java frame to recover, or not in the VM */      \
 	X(P, NO_BLOB, "no_blob")         /* the PC is in no code blob the JVM's tables lead to */                    \
 	X(P, NOT_NMETHOD, "not_nmethod") /* the PC is in a stub, an adapter or the interpreter */                    \
 	X(P, IN_STUB, "nmethod_stub")    /* the PC is in a compiled method's stub section */                         \

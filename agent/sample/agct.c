@@ -280,6 +280,7 @@ struct recovery {
 	uintptr_t pc, sp, fp;
 	uintptr_t caller_pc, caller_sp, caller_fp;
 	jmethodID method;    /* the method whose edge the PC is at, or NULL: the writer names it by PC */
+	int vtable_stub;     /* the PC is in a dispatch stub: the caller's walk is the whole stack */
 	int outcome;         /* EMP_C_RECOVER_* when the recovery gives up */
 };
 
@@ -299,6 +300,9 @@ static int find_caller(struct emp_sampler_thread *st, void *arg)
 	} else if (emp_vmstructs_blob(r->pc, &b)) {
 		r->outcome = EMP_C_RECOVER_NO_BLOB;
 		return -1;
+	} else if (b.is_vtable_stub) {
+		r->vtable_stub = 1;
+		state = FRAME_NONE;
 	} else if (!b.is_nmethod) {
 		r->outcome = EMP_C_RECOVER_NOT_NMETHOD;
 		return -1;
@@ -346,10 +350,63 @@ static int find_caller(struct emp_sampler_thread *st, void *arg)
 	return 0;
 }
 
+/* Under the guard: the slot and value that make the thread's frame anchor walkable, or 0 (r->outcome set). */
+struct anchor_fix {
+	uintptr_t *slot, pc;
+	int outcome;
+};
+
+static int find_anchor_pc(struct emp_sampler_thread *st, void *arg)
+{
+	struct anchor_fix *f = arg;
+	struct emp_vm_anchor a;
+	if (!vmstructs_ok || emp_vmstructs_anchor(st->vm_thread, &a) || !a.in_vm || !a.sp || a.pc) {
+		f->outcome = EMP_C_RECOVER_NO_ANCHOR;
+		return -1;
+	}
+	/* as HotSpot's JavaFrameAnchor::make_walkable() on x86: the return address of the call out of Java */
+	f->pc = ((const uintptr_t *)a.sp)[-1];
+	if (!emp_vmstructs_in_code(f->pc)) {
+		f->outcome = EMP_C_RECOVER_BAD_CALLER;
+		return -1;
+	}
+	f->slot = a.pc_slot;
+	return 0;
+}
+
+/* unknown_not_Java: the thread is in the VM, called from Java through a stub that set the anchor's sp but not its
+ * pc (HotSpot fills the pc in, make_walkable(), only when another thread is to walk the stack: at a safepoint or
+ * handshake, which cannot happen while the thread is _thread_in_vm).  So we fill it in for the duration of one AGCT
+ * call and put the 0 back; the thread is interrupted by this very handler, and no other thread reads its anchor
+ * while it is in the VM.  (async-profiler does the same, read, not copied.) */
+static int repair_anchor(struct emp_sampler_thread *st, void *ucontext, int n)
+{
+	struct anchor_fix f = { 0 };
+	int rc = guarded(st, find_anchor_pc, &f);
+	if (rc) {
+		emp_count(rc == EMP_AGCT_CRASHED ? EMP_C_RECOVER_FAULT : (enum emp_counter)f.outcome, 1);
+		return n;
+	}
+	volatile uintptr_t *slot = f.slot;
+	*slot = f.pc;
+	atomic_signal_fence(memory_order_seq_cst); /* the store before AGCT reads the anchor (same thread) */
+	int m = agct_guarded(st, ucontext, st->frames, st->depth);
+	atomic_signal_fence(memory_order_seq_cst);
+	*slot = 0;
+	if (m <= 0) {
+		emp_count(EMP_C_RECOVER_REWALK_FAILED, 1);
+		return m == EMP_AGCT_CRASHED ? m : n;
+	}
+	emp_count(EMP_C_RECOVER_ANCHOR, 1);
+	return m;
+}
+
 int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recovered_pc)
 {
 	*recovered_pc = 0;
 	int n = agct_guarded(st, ucontext, st->frames, st->depth);
+	if (n == EMP_AGCT_UNKNOWN_NOT_JAVA)
+		return repair_anchor(st, ucontext, n);
 	if ((n != EMP_AGCT_UNKNOWN_JAVA && n != EMP_AGCT_NOT_WALKABLE_JAVA) || !ucontext || st->depth < 2)
 		return n;
 	greg_t *g = ((ucontext_t *)ucontext)->uc_mcontext.gregs;
@@ -370,6 +427,11 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 	if (m <= 0) {
 		emp_count(EMP_C_RECOVER_REWALK_FAILED, 1);
 		return m == EMP_AGCT_CRASHED ? m : n; /* a fault in the re-walk is counted as one */
+	}
+	if (r.vtable_stub) {
+		emp_count(EMP_C_RECOVER_VTABLE_STUB, 1);
+		memmove(st->frames, st->frames + 1, (size_t)m * sizeof(*st->frames));
+		return m;
 	}
 	emp_count(EMP_C_SAMPLE_RECOVERED, 1);
 	if (r.method) {

@@ -113,6 +113,7 @@ struct emp_sampler_thread {
 	 * (W) store_release in the wall sampler pairs with (X) load_acquire in the handler. */
 	_Atomic int wall_state;
 	sigjmp_buf fault_jmp;         /* agct.c: where a fault inside AGCT returns to */
+	uintptr_t vm_thread;          /* the HotSpot JavaThread (java.lang.Thread.eetop), 0 unknown; set before arming */
 	struct emp_sampler_thread *next; /* registry (sampler.c), under its mutex */
 	/* The method every complete walk of this thread ends in: the run() override of a Thread subclass started by
 	 * Thread.start (HotSpot's thread_entry calls run() virtually), or NULL when the thread may enter Java

@@ -18,6 +18,9 @@
  * Method* to jmethodID.  Method::_constMethod -> ConstMethod::_constants -> ConstantPool::_pool_holder (the
  * InstanceKlass) -> InstanceKlass::_methods_jmethod_ids, an array whose word 0 is its length and word idnum + 1 the
  * jmethodID of the method with ConstMethod::_method_idnum idnum (as InstanceKlass::get_jmethod_id reads it).
+ *
+ * The frame anchor.  JavaThread::_anchor (a JavaFrameAnchor: _last_Java_sp, _fp, _pc) and JavaThread::_thread_state,
+ * compared with the int constant _thread_in_vm (gHotSpotVMIntConstants).
  */
 #include "vmstructs.h"
 
@@ -33,7 +36,7 @@ struct field {
 };
 
 static struct {
-	int code_ok, method_ok;                  /* which queries are on */
+	int code_ok, method_ok, anchor_ok;       /* which queries are on */
 	uintptr_t heaps_addr, low_bound_addr, high_bound_addr; /* statics: the variables' addresses */
 	struct field ga_len, ga_data;            /* GrowableArrayBase::_len, GrowableArray<E>::_data */
 	struct field heap_memory, heap_segmap, heap_log2; /* CodeHeap */
@@ -44,13 +47,15 @@ static struct {
 		blob_code_offset, blob_data_offset;
 	struct field nm_method, nm_verified_entry_point, nm_verified_entry_offset, nm_stub_offset;
 	struct field method_const, const_constants, const_idnum, cp_holder, ik_jmethod_ids;
+	struct field thread_state, thread_anchor, anchor_sp, anchor_fp, anchor_pc;
+	int64_t thread_in_vm;                    /* JavaThreadState _thread_in_vm */
 } vm;
 
 /* --- reading the tables (Agent_OnLoad) --- */
 
 struct table {
 	const char *base;
-	uint64_t stride, type_name, field_name, type_string, is_static, offset, address, size;
+	uint64_t stride, type_name, field_name, type_string, is_static, offset, address, size, value;
 };
 
 static uint64_t sym_u64(const char *name, int *ok)
@@ -112,10 +117,22 @@ static struct field find_field(const struct table *structs, const struct table *
 	return f;
 }
 
+/* The int constant @name (gHotSpotVMIntConstants), or -1. */
+static int64_t int_constant(const struct table *ints, const char *name)
+{
+	for (const char *e = ints->base; e && str_at(e, ints->type_name); e += ints->stride)
+		if (!strcmp(str_at(e, ints->type_name), name)) {
+			int32_t v;
+			memcpy(&v, e + ints->value, sizeof(v));
+			return v;
+		}
+	return -1;
+}
+
 int emp_vmstructs_init(char *what, size_t whatlen)
 {
 	int ok = 1;
-	struct table st = { 0 }, ty = { 0 };
+	struct table st = { 0 }, ty = { 0 }, in = { 0 };
 	const char *const *sbase = dlsym(RTLD_DEFAULT, "gHotSpotVMStructs");
 	const char *const *tbase = dlsym(RTLD_DEFAULT, "gHotSpotVMTypes");
 	st.stride = sym_u64("gHotSpotVMStructEntryArrayStride", &ok);
@@ -128,13 +145,18 @@ int emp_vmstructs_init(char *what, size_t whatlen)
 	ty.stride = sym_u64("gHotSpotVMTypeEntryArrayStride", &ok);
 	ty.type_name = sym_u64("gHotSpotVMTypeEntryTypeNameOffset", &ok);
 	ty.size = sym_u64("gHotSpotVMTypeEntrySizeOffset", &ok);
+	in.stride = sym_u64("gHotSpotVMIntConstantEntryArrayStride", &ok);
+	in.type_name = sym_u64("gHotSpotVMIntConstantEntryNameOffset", &ok);
+	in.value = sym_u64("gHotSpotVMIntConstantEntryValueOffset", &ok);
+	const char *const *ibase = dlsym(RTLD_DEFAULT, "gHotSpotVMIntConstants");
 	*what = 0;
-	if (!sbase || !tbase || !*sbase || !*tbase || !ok) {
+	if (!sbase || !tbase || !ibase || !*sbase || !*tbase || !*ibase || !ok) {
 		snprintf(what, whatlen, "this JVM exports no gHotSpotVMStructs tables");
 		return 0;
 	}
 	st.base = *sbase;
 	ty.base = *tbase;
+	in.base = *ibase;
 
 	const char *missing = NULL;
 #define NEED(f, type, name)                                                  \
@@ -195,6 +217,23 @@ int emp_vmstructs_init(char *what, size_t whatlen)
 	NEED(vm.cp_holder, "ConstantPool", "_pool_holder");
 	NEED(vm.ik_jmethod_ids, "InstanceKlass", "_methods_jmethod_ids");
 	vm.method_ok = vm.code_ok && !missing;
+
+	const char *method_missing = missing;
+	missing = NULL;
+	NEED(vm.thread_state, "JavaThread", "_thread_state");
+	NEED(vm.thread_anchor, "JavaThread", "_anchor");
+	NEED(vm.anchor_sp, "JavaFrameAnchor", "_last_Java_sp");
+	NEED(vm.anchor_fp, "JavaFrameAnchor", "_last_Java_fp");
+	NEED(vm.anchor_pc, "JavaFrameAnchor", "_last_Java_pc");
+	vm.thread_in_vm = int_constant(&in, "_thread_in_vm");
+	if (vm.thread_in_vm < 0 && !missing)
+		missing = "constant _thread_in_vm";
+	/* the state is an enum: 4 bytes, whatever the types table says of JavaThreadState */
+	vm.thread_state.size = 4;
+	vm.thread_state.is_signed = 1;
+	vm.anchor_ok = vm.code_ok && !missing;
+	if (!missing)
+		missing = method_missing;
 #undef EITHER
 #undef NEED
 	if (code_missing || missing)
@@ -283,8 +322,11 @@ int emp_vmstructs_blob(uintptr_t pc, struct emp_vm_blob *b)
 		return -1; /* not this blob's instructions (a stale or half-written header) */
 	b->frame_size = (int)rd(blob, &vm.blob_frame_size);
 	b->frame_complete = (int)rd(blob, &vm.blob_frame_complete);
-	const char *name = (const char *)word(blob + vm.blob_name.off);
-	b->is_nmethod = name && !strcmp(name, "nmethod");
+	b->name = (const char *)word(blob + vm.blob_name.off);
+	/* JDK 17 names native wrappers "nmethod" too, JDK 21+ "native nmethod"; vtable and itable stubs share
+	 * VtableBlobs named "vtable chunks" */
+	b->is_nmethod = b->name && (!strcmp(b->name, "nmethod") || !strcmp(b->name, "native nmethod"));
+	b->is_vtable_stub = b->name && !strcmp(b->name, "vtable chunks");
 	if (b->is_nmethod) {
 		b->method = word(blob + vm.nm_method.off);
 		b->verified_entry = vm.nm_verified_entry_point.size
@@ -314,4 +356,17 @@ jmethodID emp_vmstructs_method_id(uintptr_t method)
 	if (idnum + 1 > word(ids))
 		return NULL;
 	return (jmethodID)word(ids + 8u * (idnum + 1));
+}
+
+int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a)
+{
+	if (!vm.anchor_ok || !thread)
+		return -1;
+	uintptr_t anchor = thread + vm.thread_anchor.off;
+	a->in_vm = rd(thread, &vm.thread_state) == vm.thread_in_vm;
+	a->sp = word(anchor + vm.anchor_sp.off);
+	a->fp = word(anchor + vm.anchor_fp.off);
+	a->pc = word(anchor + vm.anchor_pc.off);
+	a->pc_slot = (uintptr_t *)(anchor + vm.anchor_pc.off);
+	return 0;
 }

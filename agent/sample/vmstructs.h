@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* vmstructs.h - HotSpot's description of its own structures (the gHotSpotVM* tables libjvm exports for the
  * serviceability agent), read once at start, and the few questions the stack-walk recovery (agct.c) asks of JIT
- * code with it: which code blob a PC is in, that blob's frame layout, and the jmethodID of a compiled method.
+ * code with it: which code blob a PC is in, that blob's frame layout, the jmethodID of a compiled method, and a
+ * thread's last Java frame.
  *
  * Offsets and field sizes always come from the tables, never from a JDK version: a field this JDK's tables do not
  * list turns the question that needs it off (emp_vmstructs_init says which), and agct.c then keeps AGCT's answer.
@@ -20,14 +21,23 @@
 /* The code blob around a PC, as far as the recovery needs it.  Offsets are from code_begin. */
 struct emp_vm_blob {
 	uintptr_t blob;           /* the CodeBlob* */
+	const char *name;         /* its name in libjvm ("nmethod", "Interpreter", a stub's name) */
 	uintptr_t code_begin, code_end;
 	int frame_size;           /* words, including the return address and the saved rbp */
 	int frame_complete;       /* offset where the frame is set up (after the prologue), -1 never */
-	int is_nmethod;
+	int is_nmethod;           /* a compiled Java method or a native method's wrapper */
+	int is_vtable_stub;       /* a vtable/itable dispatch stub: no frame, the caller's return address at [sp] */
 	/* nmethod only (else 0): */
 	int verified_entry;       /* offset of the verified entry point (the prologue starts there) */
 	int stub;                 /* offset of the stub section (poll/exception/deopt stubs: no frame of their own) */
 	uintptr_t method;         /* Method* */
+};
+
+/* A thread's last Java frame (the JavaFrameAnchor HotSpot sets when Java code calls into the VM or native code). */
+struct emp_vm_anchor {
+	int in_vm;                /* the thread is in the VM (_thread_in_vm): no other thread walks its stack now */
+	uintptr_t sp, fp, pc;     /* _last_Java_sp/_fp/_pc: sp 0 = no Java frame; pc 0 = not yet walkable */
+	uintptr_t *pc_slot;       /* &_last_Java_pc */
 };
 
 /* emp_vmstructs_init - read the tables of the libjvm in this process (Agent_OnLoad; libjvm is loaded).  Never fails:
@@ -42,5 +52,9 @@ int emp_vmstructs_blob(uintptr_t pc, struct emp_vm_blob *b);
 /* emp_vmstructs_method_id - the jmethodID of @method (Method*) from its class's jmethodID cache, or NULL when the
  * class has none for it yet (or the lookup is off).  sampler.c creates the jmethodIDs of every prepared class. */
 jmethodID emp_vmstructs_method_id(uintptr_t method);
+
+/* emp_vmstructs_anchor - the frame anchor of the JavaThread @thread (java.lang.Thread.eetop) into *@a.  Return: 0,
+ * or -1 when the tables lack the fields. */
+int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a);
 
 #endif /* EMP_VMSTRUCTS_H */
