@@ -54,7 +54,8 @@
 	X(P, ANCHOR, "anchor")           /* unknown_not_Java in the VM: re-walked with the anchor's pc filled in */  \
 	X(P, NO_ANCHOR, "no_anchor")     /* unknown_not_Java with no Java frame to recover, or not in the VM */      \
 	X(P, NO_BLOB, "no_blob")         /* the PC is in no code blob the JVM's tables lead to */                    \
-	X(P, NOT_NMETHOD, "not_nmethod") /* the PC is in a stub, an adapter or the interpreter */                    \
+	X(P, NOT_NMETHOD, "not_nmethod") /* the PC is in a stub or an adapter */                                     \
+	X(P, INTERPRETER, "interpreter") /* the PC is in the interpreter, not in a method entry we can unwind */     \
 	X(P, IN_STUB, "nmethod_stub")    /* the PC is in a compiled method's stub section */                         \
 	X(P, NO_EDGE, "no_edge")         /* the frame's state at the PC is not one we can tell */                    \
 	X(P, BAD_CALLER, "bad_caller")   /* the return address found is not in the code cache */                     \

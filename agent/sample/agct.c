@@ -277,12 +277,45 @@ static int body_state(const uint8_t *ip)
 
 /* A recovery in progress: the registers at the signal, then the caller's and the edge's method. */
 struct recovery {
-	uintptr_t pc, sp, fp;
+	uintptr_t pc, sp, fp, rbx, r13;
 	uintptr_t caller_pc, caller_sp, caller_fp;
 	jmethodID method;    /* the method whose edge the PC is at, or NULL: the writer names it by PC */
 	int vtable_stub;     /* the PC is in a dispatch stub: the caller's walk is the whole stack */
 	int outcome;         /* EMP_C_RECOVER_* when the recovery gives up */
 };
+
+/* Words of an interpreted frame's fixed part below rbp that can be pushed while AGCT still cannot walk it: up to the
+ * bcp slot (x86-64: sender sp, last sp, method, mirror, mdp, cache, locals; JDK 21+ adds the extended sp). */
+#define INTERP_PARTIAL_WORDS 8
+
+/* The interpreter, at a method's entry while it builds the frame (generate_fixed_frame: push the return address,
+ * `enter`, then the fixed slots; AGCT cannot walk the frame until they are there).  Only the state after `enter`
+ * is unwound: rbp is then the new frame's, at most INTERP_PARTIAL_WORDS above sp, with the return address above
+ * it and the caller's sp in the sender-sp slot (or still in r13, the register the caller passes it in, before that
+ * slot is pushed).  Before `enter` rbp is the caller's: an interpreted caller's rbp lies above its whole fixed frame
+ * (more than INTERP_PARTIAL_WORDS), a compiled caller's rbp is no stack address near sp.  The method is rbx (the
+ * entry's Method* register), accepted only when it is one of its class's methods.  Return: 0 or -1 with
+ * r->outcome. */
+static int interpreter_entry(struct recovery *r)
+{
+	int sender_slot = emp_vmstructs_interpreter_sender_sp();
+	uintptr_t fp = r->fp;
+	if (!sender_slot || fp & 7 || fp < r->sp || fp - r->sp > 8 * INTERP_PARTIAL_WORDS) {
+		r->outcome = EMP_C_RECOVER_INTERPRETER;
+		return -1;
+	}
+	const uintptr_t *frame = (const uintptr_t *)fp;
+	uintptr_t sender_sp = fp - r->sp >= (uintptr_t)(-sender_slot) * 8 ? frame[sender_slot] : r->r13;
+	r->method = emp_vmstructs_method_id(r->rbx);
+	if (!r->method || sender_sp < fp + 16 || sender_sp - fp > 1u << 20) {
+		r->outcome = EMP_C_RECOVER_INTERPRETER;
+		return -1;
+	}
+	r->caller_pc = frame[1];
+	r->caller_fp = frame[0];
+	r->caller_sp = sender_sp;
+	return 0;
+}
 
 /* Under the guard (it reads JVM memory and the stack): find the caller of the frame at r->pc.  Return: 0, or -1
  * with r->outcome set. */
@@ -300,6 +333,10 @@ static int find_caller(struct emp_sampler_thread *st, void *arg)
 	} else if (emp_vmstructs_blob(r->pc, &b)) {
 		r->outcome = EMP_C_RECOVER_NO_BLOB;
 		return -1;
+	} else if (b.is_interpreter) {
+		if (interpreter_entry(r))
+			return -1;
+		goto check_caller;
 	} else if (b.is_vtable_stub) {
 		r->vtable_stub = 1;
 		state = FRAME_NONE;
@@ -342,6 +379,7 @@ static int find_caller(struct emp_sampler_thread *st, void *arg)
 		r->outcome = EMP_C_RECOVER_NO_EDGE;
 		return -1;
 	}
+check_caller:
 	/* Java's callers are in the code cache: compiled code, the interpreter, the call stub */
 	if (vmstructs_ok && !emp_vmstructs_in_code(r->caller_pc)) {
 		r->outcome = EMP_C_RECOVER_BAD_CALLER;
@@ -410,7 +448,8 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 	if ((n != EMP_AGCT_UNKNOWN_JAVA && n != EMP_AGCT_NOT_WALKABLE_JAVA) || !ucontext || st->depth < 2)
 		return n;
 	greg_t *g = ((ucontext_t *)ucontext)->uc_mcontext.gregs;
-	struct recovery r = { .pc = (uintptr_t)g[REG_RIP], .sp = (uintptr_t)g[REG_RSP], .fp = (uintptr_t)g[REG_RBP] };
+	struct recovery r = { .pc = (uintptr_t)g[REG_RIP], .sp = (uintptr_t)g[REG_RSP], .fp = (uintptr_t)g[REG_RBP],
+			      .rbx = (uintptr_t)g[REG_RBX], .r13 = (uintptr_t)g[REG_R13] };
 	int rc = guarded(st, find_caller, &r);
 	if (rc) {
 		emp_count(rc == EMP_AGCT_CRASHED ? EMP_C_RECOVER_FAULT : (enum emp_counter)r.outcome, 1);

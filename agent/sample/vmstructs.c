@@ -46,7 +46,9 @@ static struct {
 	struct field blob_name, blob_size, blob_frame_complete, blob_frame_size, blob_code_begin, blob_code_end,
 		blob_code_offset, blob_data_offset;
 	struct field nm_method, nm_verified_entry_point, nm_verified_entry_offset, nm_stub_offset;
-	struct field method_const, const_constants, const_idnum, cp_holder, ik_jmethod_ids;
+	struct field method_const, const_constants, const_idnum, cp_holder, ik_jmethod_ids, ik_methods;
+	struct field array_len, array_data;      /* Array<int>::_length, Array<Method*>::_data */
+	int64_t sender_sp_offset;                /* frame::interpreter_frame_sender_sp_offset */
 	struct field thread_state, thread_anchor, anchor_sp, anchor_fp, anchor_pc;
 	int64_t thread_in_vm;                    /* JavaThreadState _thread_in_vm */
 } vm;
@@ -117,16 +119,17 @@ static struct field find_field(const struct table *structs, const struct table *
 	return f;
 }
 
-/* The int constant @name (gHotSpotVMIntConstants), or -1. */
-static int64_t int_constant(const struct table *ints, const char *name)
+/* The int constant @name (gHotSpotVMIntConstants) into *@value.  Return: 1, or 0 when there is none. */
+static int int_constant(const struct table *ints, const char *name, int64_t *value)
 {
 	for (const char *e = ints->base; e && str_at(e, ints->type_name); e += ints->stride)
 		if (!strcmp(str_at(e, ints->type_name), name)) {
 			int32_t v;
 			memcpy(&v, e + ints->value, sizeof(v));
-			return v;
+			*value = v;
+			return 1;
 		}
-	return -1;
+	return 0;
 }
 
 int emp_vmstructs_init(char *what, size_t whatlen)
@@ -216,6 +219,11 @@ int emp_vmstructs_init(char *what, size_t whatlen)
 	NEED(vm.const_idnum, "ConstMethod", "_method_idnum");
 	NEED(vm.cp_holder, "ConstantPool", "_pool_holder");
 	NEED(vm.ik_jmethod_ids, "InstanceKlass", "_methods_jmethod_ids");
+	NEED(vm.ik_methods, "InstanceKlass", "_methods");
+	NEED(vm.array_len, "Array<int>", "_length");
+	NEED(vm.array_data, "Array<Method*>", "_data");
+	if (!int_constant(&in, "frame::interpreter_frame_sender_sp_offset", &vm.sender_sp_offset))
+		vm.sender_sp_offset = 0; /* the interpreter's entries are then not unwound */
 	vm.method_ok = vm.code_ok && !missing;
 
 	const char *method_missing = missing;
@@ -225,8 +233,7 @@ int emp_vmstructs_init(char *what, size_t whatlen)
 	NEED(vm.anchor_sp, "JavaFrameAnchor", "_last_Java_sp");
 	NEED(vm.anchor_fp, "JavaFrameAnchor", "_last_Java_fp");
 	NEED(vm.anchor_pc, "JavaFrameAnchor", "_last_Java_pc");
-	vm.thread_in_vm = int_constant(&in, "_thread_in_vm");
-	if (vm.thread_in_vm < 0 && !missing)
+	if (!int_constant(&in, "_thread_in_vm", &vm.thread_in_vm) && !missing)
 		missing = "constant _thread_in_vm";
 	/* the state is an enum: 4 bytes, whatever the types table says of JavaThreadState */
 	vm.thread_state.size = 4;
@@ -327,6 +334,7 @@ int emp_vmstructs_blob(uintptr_t pc, struct emp_vm_blob *b)
 	 * VtableBlobs named "vtable chunks" */
 	b->is_nmethod = b->name && (!strcmp(b->name, "nmethod") || !strcmp(b->name, "native nmethod"));
 	b->is_vtable_stub = b->name && !strcmp(b->name, "vtable chunks");
+	b->is_interpreter = b->name && !strcmp(b->name, "Interpreter");
 	if (b->is_nmethod) {
 		b->method = word(blob + vm.nm_method.off);
 		b->verified_entry = vm.nm_verified_entry_point.size
@@ -355,6 +363,16 @@ jmethodID emp_vmstructs_method_id(uintptr_t method)
 	uint64_t idnum = (uint64_t)rd(cm, &vm.const_idnum);
 	if (idnum + 1 > word(ids))
 		return NULL;
+	/* @method must be its class's method number idnum (InstanceKlass::method_with_idnum: at that index of
+	 * _methods, else anywhere in it) */
+	uintptr_t methods = word(holder + vm.ik_methods.off);
+	int64_t len = methods ? rd(methods, &vm.array_len) : 0;
+	const uintptr_t *m = (const uintptr_t *)(methods + vm.array_data.off);
+	int found = (int64_t)idnum < len && m[idnum] == method;
+	for (int64_t i = 0; !found && i < len && i < 65536; i++)
+		found = m[i] == method;
+	if (!found)
+		return NULL;
 	return (jmethodID)word(ids + 8u * (idnum + 1));
 }
 
@@ -369,4 +387,9 @@ int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a)
 	a->pc = word(anchor + vm.anchor_pc.off);
 	a->pc_slot = (uintptr_t *)(anchor + vm.anchor_pc.off);
 	return 0;
+}
+
+int emp_vmstructs_interpreter_sender_sp(void)
+{
+	return (int)vm.sender_sp_offset;
 }

@@ -27,6 +27,7 @@ struct emp_vm_blob {
 	int frame_complete;       /* offset where the frame is set up (after the prologue), -1 never */
 	int is_nmethod;           /* a compiled Java method or a native method's wrapper */
 	int is_vtable_stub;       /* a vtable/itable dispatch stub: no frame, the caller's return address at [sp] */
+	int is_interpreter;       /* the template interpreter (one blob for all its code) */
 	/* nmethod only (else 0): */
 	int verified_entry;       /* offset of the verified entry point (the prologue starts there) */
 	int stub;                 /* offset of the stub section (poll/exception/deopt stubs: no frame of their own) */
@@ -50,9 +51,14 @@ int emp_vmstructs_in_code(uintptr_t pc);
  * Return: 0; -1 @pc is not in a used blob (or the lookup is off). */
 int emp_vmstructs_blob(uintptr_t pc, struct emp_vm_blob *b);
 /* emp_vmstructs_method_id - the jmethodID of @method (Method*) from its class's jmethodID cache, or NULL when the
- * class has none for it yet (or the lookup is off).  sampler.c creates the jmethodIDs of every prepared class. */
+ * class has none for it yet, when @method is not one of its class's current methods (a garbage pointer, an old
+ * version of a redefined method), or when the lookup is off.  sampler.c creates the jmethodIDs of every prepared
+ * class. */
 jmethodID emp_vmstructs_method_id(uintptr_t method);
 
+/* emp_vmstructs_interpreter_sender_sp - frame::interpreter_frame_sender_sp_offset (words from an interpreted frame's
+ * rbp to the slot holding its caller's sp), or 0 when the tables lack it. */
+int emp_vmstructs_interpreter_sender_sp(void);
 /* emp_vmstructs_anchor - the frame anchor of the JavaThread @thread (java.lang.Thread.eetop) into *@a.  Return: 0,
  * or -1 when the tables lack the fields. */
 int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a);
