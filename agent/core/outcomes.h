@@ -50,10 +50,12 @@
 #define EMP_RECOVER_OUTCOMES(X, P)                                                                              \
 	X(P, NAMED, "named")             /* re-walked from the caller; the edge's method named from its nmethod */   \
 	X(P, BY_PC, "by_pc")             /* ...the edge's method left to the writer (by PC: CompiledMethodLoad) */   \
+	X(P, NATIVE, "native")           /* PC in native code: re-walked from the first JIT frame below it */         \
 	X(P, VTABLE_STUB, "vtable_stub") /* re-walked from the caller of a vtable/itable stub (a call in progress) */\
 	X(P, ANCHOR, "anchor")           /* unknown_not_Java in the VM: re-walked with the anchor's pc filled in */  \
+	X(P, RUNTIME_STUB, "runtime_stub") /* ...of which: from the caller of the runtime stub the anchor is in */   \
 	X(P, NO_ANCHOR, "no_anchor")     /* unknown_not_Java with no Java frame to recover, or not in the VM */      \
-	X(P, NO_BLOB, "no_blob")         /* the PC is in no code blob the JVM's tables lead to */                    \
+	X(P, NO_BLOB, "no_blob")         /* the PC is in no code blob the JVM's tables lead to (nor native code) */  \
 	X(P, NOT_NMETHOD, "not_nmethod") /* the PC is in a stub or an adapter */                                     \
 	X(P, INTERPRETER, "interpreter") /* the PC is in the interpreter, not in a method entry we can unwind */     \
 	X(P, IN_STUB, "nmethod_stub")    /* the PC is in a compiled method's stub section */                         \

@@ -275,12 +275,32 @@ static int body_state(const uint8_t *ip)
 	return FRAME_COMPLETE;
 }
 
+/* Under the guard: when @*pc is in a runtime stub (a blob of the VM's own code with a frame: C1/C2 runtime calls,
+ * the stubs that call into the VM), pop that frame: the caller's sp is 8 * frame_size above the stub's sp, its
+ * return address and rbp below it.  HotSpot marks most of these stubs' frames "never safe" for AGCT (frame_complete
+ * -1), although they are complete wherever the stub calls out, which is the only place a return address or an anchor
+ * can point into one.  Return: 1 popped, 0 not such a stub (nothing changed), -1 the result is implausible. */
+static int pop_runtime_stub(uintptr_t *pc, uintptr_t *sp, uintptr_t *fp)
+{
+	struct emp_vm_blob b;
+	if (emp_vmstructs_blob(*pc, &b) || b.is_nmethod || b.is_interpreter || b.is_adapter || b.is_vtable_stub ||
+	    b.frame_size <= 0 || b.frame_size > 1 << 17)
+		return 0;
+	const uintptr_t *caller_sp = (const uintptr_t *)(*sp + 8u * (uintptr_t)b.frame_size);
+	if (!emp_vmstructs_in_code(caller_sp[-1]))
+		return -1;
+	*pc = caller_sp[-1];
+	*fp = caller_sp[-2];
+	*sp = (uintptr_t)caller_sp;
+	return 1;
+}
+
 /* A recovery in progress: the registers at the signal, then the caller's and the edge's method. */
 struct recovery {
 	uintptr_t pc, sp, fp, rbx, r13;
 	uintptr_t caller_pc, caller_sp, caller_fp;
 	jmethodID method;    /* the method whose edge the PC is at, or NULL: the writer names it by PC */
-	int vtable_stub;     /* the PC is in a dispatch stub: the caller's walk is the whole stack */
+	int frameless;       /* a dispatch stub or native code: the caller's walk is the whole Java stack */
 	int outcome;         /* EMP_C_RECOVER_* when the recovery gives up */
 };
 
@@ -338,8 +358,14 @@ static int find_caller(struct emp_sampler_thread *st, void *arg)
 			return -1;
 		goto check_caller;
 	} else if (b.is_vtable_stub) {
-		r->vtable_stub = 1;
+		r->frameless = 1;
 		state = FRAME_NONE;
+	} else if (b.is_adapter && (r->pc == b.code_begin || (r->pc == b.code_begin + 3 && ip[0] == 0x58))) {
+		/* the i2c adapter's first instructions, before `pop rax` takes the return address off the stack (it
+		 * begins `mov r11, rsp`, 3 bytes); rbx is the callee's Method* */
+		state = FRAME_NONE;
+		r->method = emp_vmstructs_method_id(r->rbx);
+		r->frameless = !r->method;
 	} else if (!b.is_nmethod) {
 		r->outcome = EMP_C_RECOVER_NOT_NMETHOD;
 		return -1;
@@ -390,33 +416,37 @@ check_caller:
 
 /* Under the guard: the slot and value that make the thread's frame anchor walkable, or 0 (r->outcome set). */
 struct anchor_fix {
-	uintptr_t *slot, pc;
+	struct emp_vm_anchor a; /* the anchor as found (the values to put back) */
+	uintptr_t sp, fp, pc;   /* the walkable anchor */
+	int stub;               /* pop_runtime_stub() moved it to the stub's caller */
 	int outcome;
 };
 
 static int find_anchor_pc(struct emp_sampler_thread *st, void *arg)
 {
 	struct anchor_fix *f = arg;
-	struct emp_vm_anchor a;
-	if (!vmstructs_ok || emp_vmstructs_anchor(st->vm_thread, &a) || !a.in_vm || !a.sp || a.pc) {
+	struct emp_vm_anchor *a = &f->a;
+	if (!vmstructs_ok || emp_vmstructs_anchor(st->vm_thread, a) || !a->in_vm || !a->sp || a->pc) {
 		f->outcome = EMP_C_RECOVER_NO_ANCHOR;
 		return -1;
 	}
 	/* as HotSpot's JavaFrameAnchor::make_walkable() on x86: the return address of the call out of Java */
-	f->pc = ((const uintptr_t *)a.sp)[-1];
-	if (!emp_vmstructs_in_code(f->pc)) {
+	f->pc = ((const uintptr_t *)a->sp)[-1];
+	f->sp = a->sp;
+	f->fp = a->fp;
+	if (!emp_vmstructs_in_code(f->pc) || (f->stub = pop_runtime_stub(&f->pc, &f->sp, &f->fp)) < 0) {
 		f->outcome = EMP_C_RECOVER_BAD_CALLER;
 		return -1;
 	}
-	f->slot = a.pc_slot;
 	return 0;
 }
 
 /* unknown_not_Java: the thread is in the VM, called from Java through a stub that set the anchor's sp but not its
  * pc (HotSpot fills the pc in, make_walkable(), only when another thread is to walk the stack: at a safepoint or
  * handshake, which cannot happen while the thread is _thread_in_vm).  So we fill it in for the duration of one AGCT
- * call and put the 0 back; the thread is interrupted by this very handler, and no other thread reads its anchor
- * while it is in the VM.  (async-profiler does the same, read, not copied.) */
+ * call and put the old values back; the thread is interrupted by this very handler, and no other thread reads its
+ * anchor while it is in the VM.  (async-profiler does the same, read, not copied.)  When the pc is in a runtime stub,
+ * AGCT would refuse that frame (pop_runtime_stub()): the anchor is then the stub's caller for that call. */
 static int repair_anchor(struct emp_sampler_thread *st, void *ucontext, int n)
 {
 	struct anchor_fix f = { 0 };
@@ -425,18 +455,32 @@ static int repair_anchor(struct emp_sampler_thread *st, void *ucontext, int n)
 		emp_count(rc == EMP_AGCT_CRASHED ? EMP_C_RECOVER_FAULT : (enum emp_counter)f.outcome, 1);
 		return n;
 	}
-	volatile uintptr_t *slot = f.slot;
-	*slot = f.pc;
-	atomic_signal_fence(memory_order_seq_cst); /* the store before AGCT reads the anchor (same thread) */
+	volatile uintptr_t *sp = f.a.sp_slot, *fp = f.a.fp_slot, *pc = f.a.pc_slot;
+	*fp = f.fp;
+	*pc = f.pc;
+	*sp = f.sp;
+	atomic_signal_fence(memory_order_seq_cst); /* the stores before AGCT reads the anchor (same thread) */
 	int m = agct_guarded(st, ucontext, st->frames, st->depth);
 	atomic_signal_fence(memory_order_seq_cst);
-	*slot = 0;
+	*sp = f.a.sp;
+	*fp = f.a.fp;
+	*pc = 0;
 	if (m <= 0) {
 		emp_count(EMP_C_RECOVER_REWALK_FAILED, 1);
 		return m == EMP_AGCT_CRASHED ? m : n;
 	}
 	emp_count(EMP_C_RECOVER_ANCHOR, 1);
+	if (f.stub)
+		emp_count(EMP_C_RECOVER_RUNTIME_STUB, 1);
 	return m;
+}
+
+/* Under the guard: the native frames were called from a runtime stub: its caller instead. */
+static int pop_caller_stub(struct emp_sampler_thread *st, void *arg)
+{
+	(void)st;
+	struct recovery *r = arg;
+	return pop_runtime_stub(&r->caller_pc, &r->caller_sp, &r->caller_fp);
 }
 
 int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recovered_pc)
@@ -450,7 +494,22 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 	greg_t *g = ((ucontext_t *)ucontext)->uc_mcontext.gregs;
 	struct recovery r = { .pc = (uintptr_t)g[REG_RIP], .sp = (uintptr_t)g[REG_RSP], .fp = (uintptr_t)g[REG_RBP],
 			      .rbx = (uintptr_t)g[REG_RBX], .r13 = (uintptr_t)g[REG_R13] };
-	int rc = guarded(st, find_caller, &r);
+	int rc = guarded(st, find_caller, &r), native = 0;
+	if (rc == -1 && r.outcome == EMP_C_RECOVER_NO_BLOB && !emp_vmstructs_in_code(r.pc)) {
+		/* not JIT code: native code Java called without a state transition (a leaf call into the VM: the thread
+		 * stays _thread_in_Java and sets no anchor); libunwind knows these frames, then the JIT code follows.
+		 * Outside the guard: a fault must not jump out of libunwind (its caches are taken with signals
+		 * blocked). */
+		uint64_t pc, sp, fp;
+		if (!emp_native_to_jit(ucontext, &pc, &sp, &fp) && emp_vmstructs_in_code(pc)) {
+			r.caller_pc = pc;
+			r.caller_sp = sp;
+			r.caller_fp = fp;
+			r.frameless = native = 1;
+			rc = guarded(st, pop_caller_stub, &r) < 0 ? -1 : 0;
+			r.outcome = EMP_C_RECOVER_BAD_CALLER;
+		}
+	}
 	if (rc) {
 		emp_count(rc == EMP_AGCT_CRASHED ? EMP_C_RECOVER_FAULT : (enum emp_counter)r.outcome, 1);
 		return n;
@@ -467,8 +526,8 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 		emp_count(EMP_C_RECOVER_REWALK_FAILED, 1);
 		return m == EMP_AGCT_CRASHED ? m : n; /* a fault in the re-walk is counted as one */
 	}
-	if (r.vtable_stub) {
-		emp_count(EMP_C_RECOVER_VTABLE_STUB, 1);
+	if (r.frameless) {
+		emp_count(native ? EMP_C_RECOVER_NATIVE : EMP_C_RECOVER_VTABLE_STUB, 1);
 		memmove(st->frames, st->frames + 1, (size_t)m * sizeof(*st->frames));
 		return m;
 	}

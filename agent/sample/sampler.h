@@ -139,6 +139,11 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
  * information for them (native code: libjvm, libc, JNI libraries; JIT code has none and ends the walk).
  * Return: number stored in @pcs (at most @max).  Async-signal-safe (see native.c). */
 unsigned emp_native_unwind(void *ucontext, uint64_t *pcs, unsigned max);
+/* emp_native_to_jit - unwind the native frames from @ucontext (as emp_native_unwind) down to the first frame
+ * outside every loaded object (the code cache: the Java code that called into native code without telling the
+ * VM, such as a leaf runtime call); its pc, sp and rbp into the out parameters.  Return: 0, or -1 when @ucontext is
+ * not in native code or the walk does not get there.  Async-signal-safe (see native.c). */
+int emp_native_to_jit(void *ucontext, uint64_t *pc, uint64_t *sp, uint64_t *fp);
 /* emp_native_refresh - (re)build the table of loaded objects' text ranges the unwinder stops at.  Any thread
  * but not a signal handler (it takes a lock, allocates and calls dl_iterate_phdr): the VMInit thread and the
  * writer's decoder call it concurrently.  Without @force it checks at most every 100 ms whether objects were

@@ -335,6 +335,7 @@ int emp_vmstructs_blob(uintptr_t pc, struct emp_vm_blob *b)
 	b->is_nmethod = b->name && (!strcmp(b->name, "nmethod") || !strcmp(b->name, "native nmethod"));
 	b->is_vtable_stub = b->name && !strcmp(b->name, "vtable chunks");
 	b->is_interpreter = b->name && !strcmp(b->name, "Interpreter");
+	b->is_adapter = b->name && !strcmp(b->name, "I2C/C2I adapters");
 	if (b->is_nmethod) {
 		b->method = word(blob + vm.nm_method.off);
 		b->verified_entry = vm.nm_verified_entry_point.size
@@ -385,6 +386,8 @@ int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a)
 	a->sp = word(anchor + vm.anchor_sp.off);
 	a->fp = word(anchor + vm.anchor_fp.off);
 	a->pc = word(anchor + vm.anchor_pc.off);
+	a->sp_slot = (uintptr_t *)(anchor + vm.anchor_sp.off);
+	a->fp_slot = (uintptr_t *)(anchor + vm.anchor_fp.off);
 	a->pc_slot = (uintptr_t *)(anchor + vm.anchor_pc.off);
 	return 0;
 }

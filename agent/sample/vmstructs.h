@@ -28,6 +28,7 @@ struct emp_vm_blob {
 	int is_nmethod;           /* a compiled Java method or a native method's wrapper */
 	int is_vtable_stub;       /* a vtable/itable dispatch stub: no frame, the caller's return address at [sp] */
 	int is_interpreter;       /* the template interpreter (one blob for all its code) */
+	int is_adapter;           /* an i2c/c2i adapter blob: the i2c entry first (called from the interpreter) */
 	/* nmethod only (else 0): */
 	int verified_entry;       /* offset of the verified entry point (the prologue starts there) */
 	int stub;                 /* offset of the stub section (poll/exception/deopt stubs: no frame of their own) */
@@ -38,7 +39,7 @@ struct emp_vm_blob {
 struct emp_vm_anchor {
 	int in_vm;                /* the thread is in the VM (_thread_in_vm): no other thread walks its stack now */
 	uintptr_t sp, fp, pc;     /* _last_Java_sp/_fp/_pc: sp 0 = no Java frame; pc 0 = not yet walkable */
-	uintptr_t *pc_slot;       /* &_last_Java_pc */
+	uintptr_t *sp_slot, *fp_slot, *pc_slot; /* their addresses */
 };
 
 /* emp_vmstructs_init - read the tables of the libjvm in this process (Agent_OnLoad; libjvm is loaded).  Never fails:
