@@ -190,6 +190,7 @@ enum frame_state {
 	FRAME_PUSHED,   /* rbp pushed, rsp not (or no longer) moved: saved rbp at [sp], return address at [sp+8] */
 	FRAME_COMPLETE, /* frame_size words: return address at [sp + 8*frame_size - 8], saved rbp below it */
 	FRAME_ADJUST,   /* `add rsp, imm` before `pop rbp`: as COMPLETE with 8*frame_size = imm + 16 (no tables) */
+	FRAME_ALLOCATED, /* as COMPLETE, but rbp is not saved yet: the caller's rbp is still in the register */
 };
 
 /* Fallback without the JVM's tables: how to pop the incomplete frame at @ip, by instruction bytes alone.  Return:
@@ -227,36 +228,68 @@ static int classify(const uint8_t *ip, uint64_t *adjust)
 	return -1;
 }
 
-/* The frame state in a compiled method's prologue, @off bytes into its code: the verified entry point's shape is
- * [stack bangs `mov [rsp-N], eax`] `push rbp` [`mov rbp, rsp`] [`sub rsp, 8*frame_size - 16`], then (JDK 21+,
- * or some GCs) the nmethod entry barrier, until frame_complete.  Before the verified entry is the inline-cache
- * check, with no frame.  Return: the state, or -1 when the code does not have this shape. */
+/* `sub rsp, imm8/imm32` at @p (before @end): its length, and the immediate in *@imm; 0 when it is not there. */
+static int sub_rsp(const uint8_t *p, const uint8_t *end, uint32_t *imm)
+{
+	if (p + 4 <= end && p[0] == 0x48 && p[1] == 0x83 && p[2] == 0xec) {
+		*imm = p[3];
+		return 4;
+	}
+	if (p + 7 <= end && p[0] == 0x48 && p[1] == 0x81 && p[2] == 0xec) {
+		memcpy(imm, p + 3, 4);
+		return 7;
+	}
+	return 0;
+}
+
+/* The frame state in a compiled method's prologue, @off bytes into its code.  Before the verified entry is the
+ * inline-cache check, with no frame.  The verified entry point has one of two shapes (C1, C2, native wrappers):
+ *   [stack bangs `mov [rsp-N], eax`] `push rbp` [`mov rbp, rsp`] [`sub rsp, 8*frame_size - 16`]
+ *   `sub rsp, 8*frame_size - 8` `mov [rsp + 8*frame_size - 16], rbp`   (C2 without a stack bang)
+ * then (JDK 21+, or some GCs) the nmethod entry barrier, until frame_complete.  Return: the state, or -1 when the
+ * code does not have either shape, or not the frame size the tables give. */
 static int prologue_state(const struct emp_vm_blob *b, int off)
 {
 	if (off < b->verified_entry)
 		return FRAME_NONE;
 	const uint8_t *p = (const uint8_t *)(b->code_begin + (uintptr_t)b->verified_entry);
 	const uint8_t *end = (const uint8_t *)(b->code_begin + (uintptr_t)b->frame_complete), *pc = p + off - b->verified_entry;
+	const uint32_t frame = 8u * (uint32_t)b->frame_size;
+	uint32_t imm = 0;
+	int len;
 	while (p + 7 <= end && p[0] == 0x89 && p[1] == 0x84 && p[2] == 0x24)
 		p += 7;
-	if (p >= end || *p != 0x55)
-		return -1;
-	if (pc <= p)
-		return FRAME_NONE;
-	p++;
-	if (p + 3 <= end && p[0] == 0x48 && p[1] == 0x89 && p[2] == 0xe5) /* mov rbp, rsp (PreserveFramePointer) */
-		p += 3;
-	uint32_t imm = 0;
-	if (p + 4 <= end && p[0] == 0x48 && p[1] == 0x83 && p[2] == 0xec) {
-		imm = p[3];
-		p += 4;
-	} else if (p + 7 <= end && p[0] == 0x48 && p[1] == 0x81 && p[2] == 0xec) {
-		memcpy(&imm, p + 3, 4);
-		p += 7;
+	if (p < end && *p == 0x55) {
+		if (pc <= p)
+			return FRAME_NONE;
+		p++;
+		if (p + 3 <= end && p[0] == 0x48 && p[1] == 0x89 && p[2] == 0xe5) /* mov rbp, rsp (PreserveFramePointer) */
+			p += 3;
+		p += sub_rsp(p, end, &imm);
+		if (imm + 16 != frame)
+			return -1;
+		return pc < p ? FRAME_PUSHED : FRAME_COMPLETE;
 	}
-	if (imm + 16 != 8u * (uint32_t)b->frame_size)
-		return -1; /* not the frame the tables describe */
-	return pc < p ? FRAME_PUSHED : FRAME_COMPLETE;
+	if ((len = sub_rsp(p, end, &imm)) && imm + 8 == frame && p + len + 5 <= end && p[len] == 0x48 &&
+	    p[len + 1] == 0x89 && p[len + 2] == 0x6c && p[len + 3] == 0x24 && p[len + 4] + 16u == frame) {
+		if (pc <= p)
+			return FRAME_NONE;
+		return pc <= p + len ? FRAME_ALLOCATED : FRAME_COMPLETE; /* at the `mov`: rbp not saved yet */
+	}
+	return -1;
+}
+
+/* Whether @ret is the return address of a `call rel32` to @blob's entry or verified entry point (as compiled code
+ * calls a compiled method): the check that a word on the stack really is the caller's return address when the
+ * prologue's shape is not one prologue_state() knows. */
+static int called_here(uintptr_t ret, const struct emp_vm_blob *b)
+{
+	if (!emp_vmstructs_in_code(ret) || ((const uint8_t *)ret)[-5] != 0xe8)
+		return 0;
+	int32_t rel;
+	memcpy(&rel, (const uint8_t *)ret - 4, 4);
+	uintptr_t target = ret + (uintptr_t)(intptr_t)rel;
+	return target == b->code_begin || target == b->code_begin + (uintptr_t)b->verified_entry;
 }
 
 /* The frame state at a compiled method's PC where the frame is complete or being torn down: the epilogue is
@@ -375,7 +408,13 @@ static int find_caller(struct emp_sampler_thread *st, void *arg)
 			r->outcome = EMP_C_RECOVER_IN_STUB;
 			return -1;
 		}
-		state = off < b.frame_complete ? prologue_state(&b, off) : body_state(ip);
+		const uintptr_t *sp = (const uintptr_t *)r->sp;
+		if (!b.frame_size) /* a method handle intrinsic's frameless dispatch (gen_special_dispatch) */
+			state = FRAME_NONE;
+		else if (off >= b.frame_complete)
+			state = body_state(ip);
+		else if ((state = prologue_state(&b, off)) < 0)
+			state = called_here(sp[0], &b) ? FRAME_NONE : called_here(sp[1], &b) ? FRAME_PUSHED : -1;
 		frame_bytes = 8u * (uint64_t)(uint32_t)b.frame_size;
 		r->method = emp_vmstructs_method_id(b.method);
 	}
@@ -393,13 +432,14 @@ static int find_caller(struct emp_sampler_thread *st, void *arg)
 		break;
 	case FRAME_COMPLETE:
 	case FRAME_ADJUST:
+	case FRAME_ALLOCATED:
 		if (frame_bytes < 16 || frame_bytes & 7 || frame_bytes > 1u << 20) {
 			r->outcome = EMP_C_RECOVER_NO_EDGE;
 			return -1;
 		}
 		r->caller_pc = sp[frame_bytes / 8 - 1];
 		r->caller_sp = r->sp + frame_bytes;
-		r->caller_fp = sp[frame_bytes / 8 - 2];
+		r->caller_fp = state == FRAME_ALLOCATED ? r->fp : sp[frame_bytes / 8 - 2];
 		break;
 	default:
 		r->outcome = EMP_C_RECOVER_NO_EDGE;
