@@ -43,8 +43,8 @@
 	X(P, -9, DEOPT, "deopt")                                                                               \
 	X(P, -10, SAFEPOINT, "safepoint")
 
-/* What became of agct.c's recovery when AGCT answered unknown_Java, not_walkable_Java or unknown_not_Java: X(P, enum
- * suffix, name).
+/* What became of agct.c's recovery when AGCT answered unknown_Java, not_walkable_Java, unknown_not_Java or
+ * not_walkable_not_Java: X(P, enum suffix, name).
  * The counters are sample_recover_<name> (counters.h, in this order; EMP_C_RECOVER_<suffix>).  Names are in the
  * dump. */
 #define EMP_RECOVER_OUTCOMES(X, P)                                                                              \
@@ -52,9 +52,9 @@
 	X(P, BY_PC, "by_pc")             /* ...the edge's method left to the writer (by PC: CompiledMethodLoad) */   \
 	X(P, NATIVE, "native")           /* PC in native code: re-walked from the first JIT frame below it */         \
 	X(P, VTABLE_STUB, "vtable_stub") /* re-walked from the caller of a vtable/itable stub (a call in progress) */\
-	X(P, ANCHOR, "anchor")           /* unknown_not_Java in the VM: re-walked with the anchor's pc filled in */  \
+	X(P, ANCHOR, "anchor")           /* *_not_Java in the VM: re-walked with the anchor made walkable */         \
 	X(P, RUNTIME_STUB, "runtime_stub") /* ...of which: from the caller of the runtime stub the anchor is in */   \
-	X(P, NO_ANCHOR, "no_anchor")     /* unknown_not_Java with no Java frame to recover, or not in the VM */      \
+	X(P, NO_ANCHOR, "no_anchor")     /* *_not_Java outside the VM, without a Java frame, or nothing to repair */ \
 	X(P, NO_BLOB, "no_blob")         /* the PC is in no code blob the JVM's tables lead to (nor native code) */  \
 	X(P, NOT_NMETHOD, "not_nmethod") /* the PC is in a stub or an adapter */                                     \
 	X(P, INTERPRETER, "interpreter") /* the PC is in the interpreter, not in a method entry we can unwind */     \

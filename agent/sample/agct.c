@@ -466,27 +466,32 @@ static int find_anchor_pc(struct emp_sampler_thread *st, void *arg)
 {
 	struct anchor_fix *f = arg;
 	struct emp_vm_anchor *a = &f->a;
-	if (!vmstructs_ok || emp_vmstructs_anchor(st->vm_thread, a) || !a->in_vm || !a->sp || a->pc) {
+	if (!vmstructs_ok || emp_vmstructs_anchor(st->vm_thread, a) || !a->in_vm || !a->sp) {
 		f->outcome = EMP_C_RECOVER_NO_ANCHOR;
 		return -1;
 	}
-	/* as HotSpot's JavaFrameAnchor::make_walkable() on x86: the return address of the call out of Java */
-	f->pc = ((const uintptr_t *)a->sp)[-1];
+	/* no pc: as HotSpot's JavaFrameAnchor::make_walkable() on x86, the return address of the call out of Java */
+	f->pc = a->pc ? a->pc : ((const uintptr_t *)a->sp)[-1];
 	f->sp = a->sp;
 	f->fp = a->fp;
 	if (!emp_vmstructs_in_code(f->pc) || (f->stub = pop_runtime_stub(&f->pc, &f->sp, &f->fp)) < 0) {
 		f->outcome = EMP_C_RECOVER_BAD_CALLER;
 		return -1;
 	}
+	if (a->pc && !f->stub) {
+		f->outcome = EMP_C_RECOVER_NO_ANCHOR; /* walkable, and not from a runtime stub: nothing to repair */
+		return -1;
+	}
 	return 0;
 }
 
-/* unknown_not_Java: the thread is in the VM, called from Java through a stub that set the anchor's sp but not its
- * pc (HotSpot fills the pc in, make_walkable(), only when another thread is to walk the stack: at a safepoint or
- * handshake, which cannot happen while the thread is _thread_in_vm).  So we fill it in for the duration of one AGCT
- * call and put the old values back; the thread is interrupted by this very handler, and no other thread reads its
- * anchor while it is in the VM.  (async-profiler does the same, read, not copied.)  When the pc is in a runtime stub,
- * AGCT would refuse that frame (pop_runtime_stub()): the anchor is then the stub's caller for that call. */
+/* unknown_not_Java / not_walkable_not_Java: the thread is in the VM, called from Java through a stub that set the
+ * anchor's sp but not its pc (HotSpot fills the pc in, make_walkable(), only when another thread is to walk the
+ * stack: at a safepoint or handshake, which cannot happen while the thread is _thread_in_vm), or through a runtime
+ * stub whose frame AGCT refuses (pop_runtime_stub()).  So we make the anchor walkable, or move it to the stub's
+ * caller, for the duration of one AGCT call and put the old values back; the thread is interrupted by this very
+ * handler, and no other thread reads its anchor while it is in the VM (in any other state we leave it alone).
+ * (async-profiler fills the pc in the same way, read, not copied.) */
 static int repair_anchor(struct emp_sampler_thread *st, void *ucontext, int n)
 {
 	struct anchor_fix f = { 0 };
@@ -527,7 +532,7 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 {
 	*recovered_pc = 0;
 	int n = agct_guarded(st, ucontext, st->frames, st->depth);
-	if (n == EMP_AGCT_UNKNOWN_NOT_JAVA)
+	if (n == EMP_AGCT_UNKNOWN_NOT_JAVA || n == EMP_AGCT_NOT_WALKABLE_NOT_JAVA)
 		return repair_anchor(st, ucontext, n);
 	if ((n != EMP_AGCT_UNKNOWN_JAVA && n != EMP_AGCT_NOT_WALKABLE_JAVA) || !ucontext || st->depth < 2)
 		return n;
