@@ -52,11 +52,12 @@
 	X(P, BY_PC, "by_pc")             /* ...the edge's method left to the writer (by PC: CompiledMethodLoad) */   \
 	X(P, NATIVE, "native")           /* PC in native code: re-walked from the first JIT frame below it */         \
 	X(P, VTABLE_STUB, "vtable_stub") /* re-walked from the caller of a vtable/itable stub (a call in progress) */\
+	X(P, STUB, "stub")               /* re-walked from the compiled caller of another stub (arraycopy, barrier) */\
 	X(P, ANCHOR, "anchor")           /* *_not_Java in the VM: re-walked with the anchor made walkable */         \
 	X(P, RUNTIME_STUB, "runtime_stub") /* ...of which: from the caller of the runtime stub the anchor is in */   \
 	X(P, NO_ANCHOR, "no_anchor")     /* *_not_Java outside the VM, without a Java frame, or nothing to repair */ \
 	X(P, NO_BLOB, "no_blob")         /* the PC is in no code blob the JVM's tables lead to (nor native code) */  \
-	X(P, NOT_NMETHOD, "not_nmethod") /* the PC is in a stub or an adapter */                                     \
+	X(P, NOT_NMETHOD, "not_nmethod") /* the PC is in an adapter, or a stub whose caller was not found */         \
 	X(P, INTERPRETER, "interpreter") /* the PC is in the interpreter, not in a method entry we can unwind */     \
 	X(P, IN_STUB, "nmethod_stub")    /* the PC is in a compiled method's stub section */                         \
 	X(P, NO_EDGE, "no_edge")         /* the frame's state at the PC is not one we can tell */                    \

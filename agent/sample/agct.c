@@ -328,12 +328,25 @@ static int pop_runtime_stub(uintptr_t *pc, uintptr_t *sp, uintptr_t *fp)
 	return 1;
 }
 
+/* Whether @ret is a return address into compiled code: it is in an nmethod, right after a `call rel32`, `call
+ * r10/r11` (with its REX prefix) or `call [reg+disp8]`. */
+static int returns_to_nmethod(uintptr_t ret)
+{
+	struct emp_vm_blob b;
+	if (!emp_vmstructs_in_code(ret) || emp_vmstructs_blob(ret - 1, &b) || !b.is_nmethod || ret - 5 < b.code_begin)
+		return 0;
+	const uint8_t *r = (const uint8_t *)ret;
+	return r[-5] == 0xe8 || (r[-3] == 0x41 && r[-2] == 0xff && (r[-1] & 0xf8) == 0xd0) ||
+	       (r[-3] == 0xff && (r[-2] & 0xf8) == 0x50);
+}
+
 /* A recovery in progress: the registers at the signal, then the caller's and the edge's method. */
 struct recovery {
 	uintptr_t pc, sp, fp, rbx, r13;
 	uintptr_t caller_pc, caller_sp, caller_fp;
 	jmethodID method;    /* the method whose edge the PC is at, or NULL: the writer names it by PC */
-	int frameless;       /* a dispatch stub or native code: the caller's walk is the whole Java stack */
+	int frameless;       /* a stub or native code: the caller's walk is the whole Java stack */
+	int stub;            /* ...a stub other than a vtable/itable stub */
 	int outcome;         /* EMP_C_RECOVER_* when the recovery gives up */
 };
 
@@ -400,8 +413,23 @@ static int find_caller(struct emp_sampler_thread *st, void *arg)
 		r->method = emp_vmstructs_method_id(r->rbx);
 		r->frameless = !r->method;
 	} else if (!b.is_nmethod) {
-		r->outcome = EMP_C_RECOVER_NOT_NMETHOD;
-		return -1;
+		/* another stub the compiled code called (arraycopy, barrier, runtime call): its caller's return address at
+		 * [sp] (frameless, or not yet pushed anything), else above rbp (an `enter` frame); accepted only when
+		 * it returns into compiled code right after a call */
+		const uintptr_t *sp = (const uintptr_t *)r->sp, *fp = (const uintptr_t *)r->fp;
+		r->frameless = r->stub = 1;
+		if (!b.is_adapter && returns_to_nmethod(sp[0])) {
+			state = FRAME_NONE;
+		} else if (!b.is_adapter && !(r->fp & 7) && r->fp > r->sp && r->fp - r->sp < 4096 &&
+			   returns_to_nmethod(fp[1])) {
+			r->caller_pc = fp[1];
+			r->caller_sp = r->fp + 16;
+			r->caller_fp = fp[0];
+			goto check_caller;
+		} else {
+			r->outcome = EMP_C_RECOVER_NOT_NMETHOD;
+			return -1;
+		}
 	} else {
 		int off = (int)(r->pc - b.code_begin);
 		if (off >= b.stub) {
@@ -572,7 +600,7 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 		return m == EMP_AGCT_CRASHED ? m : n; /* a fault in the re-walk is counted as one */
 	}
 	if (r.frameless) {
-		emp_count(native ? EMP_C_RECOVER_NATIVE : EMP_C_RECOVER_VTABLE_STUB, 1);
+		emp_count(native ? EMP_C_RECOVER_NATIVE : r.stub ? EMP_C_RECOVER_STUB : EMP_C_RECOVER_VTABLE_STUB, 1);
 		memmove(st->frames, st->frames + 1, (size_t)m * sizeof(*st->frames));
 		return m;
 	}
