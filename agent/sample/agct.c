@@ -347,8 +347,35 @@ struct recovery {
 	jmethodID method;    /* the method whose edge the PC is at, or NULL: the writer names it by PC */
 	int frameless;       /* a stub or native code: the caller's walk is the whole Java stack */
 	int stub;            /* ...a stub other than a vtable/itable stub */
+	uintptr_t alt_sp;    /* another caller sp to try when AGCT refuses caller_sp, or 0 */
 	int outcome;         /* EMP_C_RECOVER_* when the recovery gives up */
 };
+
+/* Under the guard: the caller of a stub that compiled code called (arraycopy, barrier, runtime call, c2i adapter),
+ * the stub's frame at @sp/@fp: the caller's return address at [sp] (frameless, or nothing pushed yet), else above
+ * rbp (an `enter` frame); accepted only when it returns into compiled code right after a call.  A c2i adapter
+ * (compiled caller, interpreted callee) keeps the return address at [sp] but moves sp down once it has put the
+ * caller's sp in r13: sp + 8 is tried first, then r13 (r->alt_sp).  Return: 0, or -1 with r->outcome. */
+static int stub_caller(struct recovery *r, uintptr_t sp, uintptr_t fp, int adapter)
+{
+	const uintptr_t *s = (const uintptr_t *)sp, *f = (const uintptr_t *)fp;
+	if (returns_to_nmethod(s[0])) {
+		r->caller_pc = s[0];
+		r->caller_sp = sp + 8;
+		r->caller_fp = fp;
+		if (adapter && !(r->r13 & 7) && r->r13 > sp + 8 && r->r13 - sp < 65536)
+			r->alt_sp = r->r13;
+		return 0;
+	}
+	if (!adapter && !(fp & 7) && fp > sp && fp - sp < 4096 && returns_to_nmethod(f[1])) {
+		r->caller_pc = f[1];
+		r->caller_sp = fp + 16;
+		r->caller_fp = f[0];
+		return 0;
+	}
+	r->outcome = EMP_C_RECOVER_NOT_NMETHOD;
+	return -1;
+}
 
 /* Words of an interpreted frame's fixed part below rbp that can be pushed while AGCT still cannot walk it: up to the
  * bcp slot (x86-64: sender sp, last sp, method, mirror, mdp, cache, locals; JDK 21+ adds the extended sp). */
@@ -413,23 +440,10 @@ static int find_caller(struct emp_sampler_thread *st, void *arg)
 		r->method = emp_vmstructs_method_id(r->rbx);
 		r->frameless = !r->method;
 	} else if (!b.is_nmethod) {
-		/* another stub the compiled code called (arraycopy, barrier, runtime call): its caller's return address at
-		 * [sp] (frameless, or not yet pushed anything), else above rbp (an `enter` frame); accepted only when
-		 * it returns into compiled code right after a call */
-		const uintptr_t *sp = (const uintptr_t *)r->sp, *fp = (const uintptr_t *)r->fp;
 		r->frameless = r->stub = 1;
-		if (!b.is_adapter && returns_to_nmethod(sp[0])) {
-			state = FRAME_NONE;
-		} else if (!b.is_adapter && !(r->fp & 7) && r->fp > r->sp && r->fp - r->sp < 4096 &&
-			   returns_to_nmethod(fp[1])) {
-			r->caller_pc = fp[1];
-			r->caller_sp = r->fp + 16;
-			r->caller_fp = fp[0];
-			goto check_caller;
-		} else {
-			r->outcome = EMP_C_RECOVER_NOT_NMETHOD;
+		if (stub_caller(r, r->sp, r->fp, b.is_adapter))
 			return -1;
-		}
+		goto check_caller;
 	} else {
 		int off = (int)(r->pc - b.code_begin);
 		if (off >= b.stub) {
@@ -548,12 +562,19 @@ static int repair_anchor(struct emp_sampler_thread *st, void *ucontext, int n)
 	return m;
 }
 
-/* Under the guard: the native frames were called from a runtime stub: its caller instead. */
+/* Under the guard: the native frames were called from a stub (a runtime stub with a frame size, or another stub):
+ * the stub's caller instead.  Return: >= 0, or -1 (r->outcome set). */
 static int pop_caller_stub(struct emp_sampler_thread *st, void *arg)
 {
 	(void)st;
 	struct recovery *r = arg;
-	return pop_runtime_stub(&r->caller_pc, &r->caller_sp, &r->caller_fp);
+	struct emp_vm_blob b;
+	int rc = pop_runtime_stub(&r->caller_pc, &r->caller_sp, &r->caller_fp);
+	if (rc < 0)
+		r->outcome = EMP_C_RECOVER_BAD_CALLER;
+	else if (!rc && !emp_vmstructs_blob(r->caller_pc, &b) && !b.is_nmethod && !b.is_interpreter)
+		rc = stub_caller(r, r->caller_sp, r->caller_fp, b.is_adapter);
+	return rc;
 }
 
 int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recovered_pc)
@@ -579,8 +600,8 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 			r.caller_sp = sp;
 			r.caller_fp = fp;
 			r.frameless = native = 1;
-			rc = guarded(st, pop_caller_stub, &r) < 0 ? -1 : 0;
-			r.outcome = EMP_C_RECOVER_BAD_CALLER;
+			rc = guarded(st, pop_caller_stub, &r);
+			rc = rc > 0 ? 0 : rc;
 		}
 	}
 	if (rc) {
@@ -592,6 +613,10 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 	g[REG_RSP] = (greg_t)r.caller_sp;
 	g[REG_RBP] = (greg_t)r.caller_fp;
 	int m = agct_guarded(st, ucontext, st->frames + 1, st->depth - 1);
+	if (m <= 0 && m != EMP_AGCT_CRASHED && r.alt_sp) {
+		g[REG_RSP] = (greg_t)r.alt_sp;
+		m = agct_guarded(st, ucontext, st->frames + 1, st->depth - 1);
+	}
 	g[REG_RIP] = (greg_t)r.pc;
 	g[REG_RSP] = (greg_t)r.sp;
 	g[REG_RBP] = (greg_t)r.fp;
