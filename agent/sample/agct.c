@@ -49,6 +49,7 @@
 #include "log.h"
 #include "sampler.h"
 #include "vmstructs.h"
+#include "writer.h"
 
 typedef void (*agct_fn)(emp_asgct_trace *trace, jint depth, void *ucontext);
 static agct_fn agct;
@@ -141,8 +142,10 @@ int emp_agct_init(char *err, size_t errlen)
 	vmstructs_ok = emp_vmstructs_init(what, sizeof(what));
 	if (*what)
 		emp_info("mode=sample: %s: %s", what,
-			 vmstructs_ok ? "compiled methods at a failed walk's edge are named by PC"
+			 vmstructs_ok ? "some failed walks are not recovered"
 				      : "failed walks are recovered by instruction patterns only");
+	/* in the dump, so that a JDK whose tables lack a field we need shows in every profile (and in the tests) */
+	emp_writer_add_meta("sample_vmstructs", *what ? what : "complete");
 	return 0;
 }
 

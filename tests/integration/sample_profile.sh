@@ -6,7 +6,7 @@
 #     ForkJoinWorkerThread.run, or in a pseudo-frame: a failed walk, or [truncated] for a walk AGCT ended early
 #     (counted: sample_truncated equals the [truncated] samples of the whole dump);
 #   ForkJoinFib plain recursion: unknown_Java + not_walkable_Java under 5 % of the samples after recovery (the
-#     recovery ran), and every stack holding fib is main;fib;...;fib (then native frames only; or fib;...;fib
+#     recovery ran, with every field it reads found in the JVM's gHotSpotVMStructs tables), and every stack holding fib is main;fib;...;fib (then native frames only; or fib;...;fib
 #     where AGCT ended a walk early): a recovered walk that popped a frame wrongly or named the wrong method would
 #     leave another frame or root there;
 #   Zip: native frames (libzip/libz) under emp.sut.Zip.compressLoop in most of its samples;
@@ -94,6 +94,7 @@ PY
     echo "fib: $samples samples, recovered $rec, still unknown_Java $unk, not_walkable_Java $nw"
     [ "$samples" -gt 100 ] || fail "fib: only $samples samples"
     [ $(( (unk + nw) * 100 )) -lt $(( samples * 5 )) ] || fail "fib: unknown_Java+not_walkable_Java $((unk + nw)) of $samples >= 5 %"
+    expect_eq "fib: JVM structure tables" complete "$(info_value fib.emp meta sample_vmstructs)"
     recovered=$(( $(info_value fib.emp counters sample_recover_named) + $(info_value fib.emp counters sample_recover_by_pc) ))
     [ "$recovered" -gt 0 ] || fail "fib: no failed walk was recovered (sample_recover_named + sample_recover_by_pc = 0)"
     "$ANALYZE" collapsed --threads=main fib.emp >fib.folded 2>/dev/null || fail "collapsed fib.emp: exit $?"
