@@ -60,9 +60,9 @@ struct table {
 	uint64_t stride, type_name, field_name, type_string, is_static, offset, address, size, value;
 };
 
-static uint64_t sym_u64(const char *name, int *ok)
+static uint64_t sym_u64(void *(*lookup)(const char *), const char *name, int *ok)
 {
-	const uint64_t *p = dlsym(RTLD_DEFAULT, name);
+	const uint64_t *p = lookup(name);
 	if (!p)
 		*ok = 0;
 	return p ? *p : 0;
@@ -132,26 +132,37 @@ static int int_constant(const struct table *ints, const char *name, int64_t *val
 	return 0;
 }
 
+static void *lookup_libjvm(const char *name)
+{
+	return dlsym(RTLD_DEFAULT, name);
+}
+
 int emp_vmstructs_init(char *what, size_t whatlen)
 {
+	return emp_vmstructs_init_with(lookup_libjvm, what, whatlen);
+}
+
+int emp_vmstructs_init_with(void *(*lookup)(const char *name), char *what, size_t whatlen)
+{
+	memset(&vm, 0, sizeof(vm));
 	int ok = 1;
 	struct table st = { 0 }, ty = { 0 }, in = { 0 };
-	const char *const *sbase = dlsym(RTLD_DEFAULT, "gHotSpotVMStructs");
-	const char *const *tbase = dlsym(RTLD_DEFAULT, "gHotSpotVMTypes");
-	st.stride = sym_u64("gHotSpotVMStructEntryArrayStride", &ok);
-	st.type_name = sym_u64("gHotSpotVMStructEntryTypeNameOffset", &ok);
-	st.field_name = sym_u64("gHotSpotVMStructEntryFieldNameOffset", &ok);
-	st.type_string = sym_u64("gHotSpotVMStructEntryTypeStringOffset", &ok);
-	st.is_static = sym_u64("gHotSpotVMStructEntryIsStaticOffset", &ok);
-	st.offset = sym_u64("gHotSpotVMStructEntryOffsetOffset", &ok);
-	st.address = sym_u64("gHotSpotVMStructEntryAddressOffset", &ok);
-	ty.stride = sym_u64("gHotSpotVMTypeEntryArrayStride", &ok);
-	ty.type_name = sym_u64("gHotSpotVMTypeEntryTypeNameOffset", &ok);
-	ty.size = sym_u64("gHotSpotVMTypeEntrySizeOffset", &ok);
-	in.stride = sym_u64("gHotSpotVMIntConstantEntryArrayStride", &ok);
-	in.type_name = sym_u64("gHotSpotVMIntConstantEntryNameOffset", &ok);
-	in.value = sym_u64("gHotSpotVMIntConstantEntryValueOffset", &ok);
-	const char *const *ibase = dlsym(RTLD_DEFAULT, "gHotSpotVMIntConstants");
+	const char *const *sbase = lookup("gHotSpotVMStructs");
+	const char *const *tbase = lookup("gHotSpotVMTypes");
+	st.stride = sym_u64(lookup, "gHotSpotVMStructEntryArrayStride", &ok);
+	st.type_name = sym_u64(lookup, "gHotSpotVMStructEntryTypeNameOffset", &ok);
+	st.field_name = sym_u64(lookup, "gHotSpotVMStructEntryFieldNameOffset", &ok);
+	st.type_string = sym_u64(lookup, "gHotSpotVMStructEntryTypeStringOffset", &ok);
+	st.is_static = sym_u64(lookup, "gHotSpotVMStructEntryIsStaticOffset", &ok);
+	st.offset = sym_u64(lookup, "gHotSpotVMStructEntryOffsetOffset", &ok);
+	st.address = sym_u64(lookup, "gHotSpotVMStructEntryAddressOffset", &ok);
+	ty.stride = sym_u64(lookup, "gHotSpotVMTypeEntryArrayStride", &ok);
+	ty.type_name = sym_u64(lookup, "gHotSpotVMTypeEntryTypeNameOffset", &ok);
+	ty.size = sym_u64(lookup, "gHotSpotVMTypeEntrySizeOffset", &ok);
+	in.stride = sym_u64(lookup, "gHotSpotVMIntConstantEntryArrayStride", &ok);
+	in.type_name = sym_u64(lookup, "gHotSpotVMIntConstantEntryNameOffset", &ok);
+	in.value = sym_u64(lookup, "gHotSpotVMIntConstantEntryValueOffset", &ok);
+	const char *const *ibase = lookup("gHotSpotVMIntConstants");
 	*what = 0;
 	if (!sbase || !tbase || !ibase || !*sbase || !*tbase || !*ibase || !ok) {
 		snprintf(what, whatlen, "this JVM exports no gHotSpotVMStructs tables");

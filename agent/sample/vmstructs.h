@@ -46,6 +46,9 @@ struct emp_vm_anchor {
  * the queries whose fields are missing are off, and the first missing field is named in @what (else "").  Return:
  * 1 when the code-blob queries are on (emp_vmstructs_method_id may still be off: it then answers NULL), else 0. */
 int emp_vmstructs_init(char *what, size_t whatlen);
+/* emp_vmstructs_init_with - as emp_vmstructs_init, with the tables' symbols found by @lookup instead of dlsym (the
+ * unit tests hand it tables of their own). */
+int emp_vmstructs_init_with(void *(*lookup)(const char *name), char *what, size_t whatlen);
 /* emp_vmstructs_in_code - whether @pc lies in the code cache's reserved range (false when the tables lack it). */
 int emp_vmstructs_in_code(uintptr_t pc);
 /* emp_vmstructs_blob - the code blob containing @pc into *@b (a segment-map lookup in the CodeHeap holding @pc).
