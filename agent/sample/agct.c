@@ -554,7 +554,7 @@ static int repair_anchor(struct emp_sampler_thread *st, void *ucontext, int n)
 	atomic_signal_fence(memory_order_seq_cst);
 	*sp = f.a.sp;
 	*fp = f.a.fp;
-	*pc = 0;
+	*pc = f.a.pc;
 	if (m <= 0) {
 		emp_count(EMP_C_RECOVER_REWALK_FAILED, 1);
 		return m == EMP_AGCT_CRASHED ? m : n;
