@@ -354,9 +354,13 @@ struct recovery {
 	int outcome;         /* EMP_C_RECOVER_* when the recovery gives up */
 };
 
+/* Words above a stub's sp searched for its caller's return address (register saves: 16 general, 2 per xmm). */
+#define STUB_SCAN_WORDS 64
+
 /* Under the guard: the caller of a stub that compiled code called (arraycopy, barrier, runtime call, c2i adapter),
  * the stub's frame at @sp/@fp: the caller's return address at [sp] (frameless, or nothing pushed yet), else above
- * rbp (an `enter` frame); accepted only when it returns into compiled code right after a call.  A c2i adapter
+ * rbp (an `enter` frame), else the first word above sp that is one; accepted only when it returns into compiled
+ * code right after a call.  A c2i adapter
  * (compiled caller, interpreted callee) keeps the return address at [sp] but moves sp down once it has put the
  * caller's sp in r13: sp + 8 is tried first, then r13 (r->alt_sp).  Return: 0, or -1 with r->outcome. */
 static int stub_caller(struct recovery *r, uintptr_t sp, uintptr_t fp, int adapter)
@@ -376,6 +380,16 @@ static int stub_caller(struct recovery *r, uintptr_t sp, uintptr_t fp, int adapt
 		r->caller_fp = f[0];
 		return 0;
 	}
+	/* a stub that saved registers (pushes, no `enter`) before calling into the VM: the first word above them
+	 * that returns into compiled code right after a call (AGCT checks the rest: that frame's PcDesc and its
+	 * callers) */
+	for (unsigned i = 1; !adapter && i < STUB_SCAN_WORDS; i++)
+		if (returns_to_nmethod(s[i])) {
+			r->caller_pc = s[i];
+			r->caller_sp = sp + 8 * (i + 1);
+			r->caller_fp = fp;
+			return 0;
+		}
 	r->outcome = EMP_C_RECOVER_NOT_NMETHOD;
 	return -1;
 }
@@ -565,6 +579,30 @@ static int repair_anchor(struct emp_sampler_thread *st, void *ucontext, int n)
 	return m;
 }
 
+/* Under the guard: a stub's caller that is a compiled method still in its prologue (the call of the nmethod entry
+ * barrier's slow path, before frame_complete: AGCT refuses the frame) is popped too, and named.  Return: 0. */
+static int caller_prologue(struct emp_sampler_thread *st, void *arg)
+{
+	(void)st;
+	struct recovery *r = arg;
+	struct emp_vm_blob b;
+	if (emp_vmstructs_blob(r->caller_pc - 1, &b) || !b.is_nmethod || b.frame_size < 2 ||
+	    (int)(r->caller_pc - 1 - b.code_begin) >= b.frame_complete ||
+	    prologue_state(&b, (int)(r->caller_pc - 1 - b.code_begin)) != FRAME_COMPLETE)
+		return 0;
+	jmethodID method = emp_vmstructs_method_id(b.method);
+	const uintptr_t *sp = (const uintptr_t *)r->caller_sp;
+	uintptr_t pc = sp[b.frame_size - 1];
+	if (!method || !emp_vmstructs_in_code(pc))
+		return 0;
+	r->method = method;
+	r->frameless = 0;
+	r->caller_pc = pc;
+	r->caller_fp = sp[b.frame_size - 2];
+	r->caller_sp += 8u * (uintptr_t)b.frame_size;
+	return 0;
+}
+
 /* Under the guard: the native frames were called from a stub (a runtime stub with a frame size, or another stub):
  * the stub's caller instead.  Return: >= 0, or -1 (r->outcome set). */
 static int pop_caller_stub(struct emp_sampler_thread *st, void *arg)
@@ -611,6 +649,8 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 		emp_count(rc == EMP_AGCT_CRASHED ? EMP_C_RECOVER_FAULT : (enum emp_counter)r.outcome, 1);
 		return n;
 	}
+	if (r.frameless)
+		guarded(st, caller_prologue, &r);
 	/* The call instruction, so that AGCT finds the call site's bytecode */
 	g[REG_RIP] = (greg_t)(r.caller_pc - 1);
 	g[REG_RSP] = (greg_t)r.caller_sp;
@@ -623,6 +663,14 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 	g[REG_RIP] = (greg_t)r.pc;
 	g[REG_RSP] = (greg_t)r.sp;
 	g[REG_RBP] = (greg_t)r.fp;
+	if (m <= 0 && m != EMP_AGCT_CRASHED && r.method && emp_vmstructs_is_call_stub_return(r.caller_pc)) {
+		/* called by the VM (an entry frame), which AGCT does not walk from: the method alone; the sampler
+		 * marks the walk truncated unless that is the thread's entry */
+		emp_count(EMP_C_SAMPLE_RECOVERED, 1);
+		emp_count(EMP_C_RECOVER_NAMED, 1);
+		st->frames[0] = (emp_asgct_frame){ .lineno = -1, .method_id = r.method };
+		return 1;
+	}
 	if (m <= 0) {
 		emp_count(EMP_C_RECOVER_REWALK_FAILED, 1);
 		return m == EMP_AGCT_CRASHED ? m : n; /* a fault in the re-walk is counted as one */

@@ -49,6 +49,7 @@ static struct {
 	struct field method_const, const_constants, const_idnum, cp_holder, ik_jmethod_ids, ik_methods;
 	struct field array_len, array_data;      /* Array<int>::_length, Array<Method*>::_data */
 	int64_t sender_sp_offset;                /* frame::interpreter_frame_sender_sp_offset */
+	uintptr_t call_stub_return_addr;         /* &StubRoutines::_call_stub_return_address, 0 unknown */
 	struct field thread_state, thread_anchor, anchor_sp, anchor_fp, anchor_pc;
 	int64_t thread_in_vm;                    /* JavaThreadState _thread_in_vm */
 } vm;
@@ -233,6 +234,7 @@ int emp_vmstructs_init_with(void *(*lookup)(const char *name), char *what, size_
 	NEED(vm.ik_methods, "InstanceKlass", "_methods");
 	NEED(vm.array_len, "Array<int>", "_length");
 	NEED(vm.array_data, "Array<Method*>", "_data");
+	vm.call_stub_return_addr = find_field(&st, &ty, "StubRoutines", "_call_stub_return_address").off;
 	if (!int_constant(&in, "frame::interpreter_frame_sender_sp_offset", &vm.sender_sp_offset))
 		vm.sender_sp_offset = 0; /* the interpreter's entries are then not unwound */
 	vm.method_ok = vm.code_ok && !missing;
@@ -406,4 +408,9 @@ int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a)
 int emp_vmstructs_interpreter_sender_sp(void)
 {
 	return (int)vm.sender_sp_offset;
+}
+
+int emp_vmstructs_is_call_stub_return(uintptr_t pc)
+{
+	return vm.code_ok && vm.call_stub_return_addr && pc == word(vm.call_stub_return_addr);
 }

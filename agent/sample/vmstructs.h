@@ -63,6 +63,9 @@ jmethodID emp_vmstructs_method_id(uintptr_t method);
 /* emp_vmstructs_interpreter_sender_sp - frame::interpreter_frame_sender_sp_offset (words from an interpreted frame's
  * rbp to the slot holding its caller's sp), or 0 when the tables lack it. */
 int emp_vmstructs_interpreter_sender_sp(void);
+/* emp_vmstructs_is_call_stub_return - whether @pc is where Java code called by the VM (JavaCalls, through the call
+ * stub: an entry frame) returns to; false when the tables lack StubRoutines::_call_stub_return_address. */
+int emp_vmstructs_is_call_stub_return(uintptr_t pc);
 /* emp_vmstructs_anchor - the frame anchor of the JavaThread @thread (java.lang.Thread.eetop) into *@a.  Return: 0,
  * or -1 when the tables lack the fields. */
 int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a);
