@@ -11,22 +11,30 @@
  * thread "in ASGCT" for the duration of the call; a jump out of AGCT leaves that mark set (it matters on macOS
  * W^X only).
  *
- * Recovery.  On x86-64, AGCT answers unknown_Java/not_walkable_Java when the PC sits where a compiled method's
- * frame is not (or no longer) set up: the inline-cache check, stack bangs, `push rbp`, `sub rsp` and (JDK 21+: every
- * GC) the nmethod entry barrier of the prologue, up to the blob's frame_complete offset; `pop rbp`, the return poll
- * and `ret` of the epilogue.  design.md §8 measured a third of fib's samples there; on JDK 25 the entry barrier
- * alone left 8-12 % of them unknown.  As async-profiler does (read, not copied), we ask the JVM's own tables
- * (vmstructs.c) which code blob the PC is in: a compiled method (nmethod) gives its frame size, frame_complete
- * offset, verified entry point, stub section and Method*.  The frame's state at the PC (none / rbp pushed / complete)
- * follows from where the PC is in the prologue's known shape (checked against the frame size the tables give), or
- * from the epilogue's instructions; the caller's pc, sp and rbp follow from the state; the return address must lie in
- * the code cache.  AGCT is then asked again from the caller (PC at the call instruction, return address - 1, so the
- * call site's bytecode is found), into frames[1...], with the registers put back afterwards, and frames[0] is the
- * method at the edge: its jmethodID from its class's jmethodID cache.  Where the cache has none, the record keeps the
- * PC (top_pc) and the writer names it from the JIT's CompiledMethodLoad events (sampler.c).  Without the tables (a
- * JVM that lacks a field we need) the state comes from instruction bytes alone (classify()).  Each attempt is counted
- * by outcome (sample_recover_*, outcomes.h); a PC in a stub, an adapter or the interpreter is left as AGCT said.
- * Every read of JVM memory or of the stack in the recovery runs under the fault guard.
+ * Recovery.  AGCT answers unknown_Java/not_walkable_Java when the PC sits where a compiled method's frame is not (or
+ * no longer) set up: the inline-cache check, stack bangs, `push rbp` or C2's `sub rsp; mov [rsp+d], rbp`, and (JDK
+ * 21+: every GC) the nmethod entry barrier of the prologue, up to the blob's frame_complete offset; `pop rbp`, the
+ * return poll and `ret` of the epilogue (design.md §8 measured a third of fib's samples there; on JDK 25 the entry
+ * barrier alone left 8-12 % of them unknown).  It also fails in the VM's own code between Java frames.  As
+ * async-profiler does (read, not copied), we ask the JVM's own tables (vmstructs.c) what the PC is in, find the
+ * caller's pc, sp and rbp, ask AGCT again from the caller (PC at the call instruction, return address - 1, so the
+ * call site's bytecode is found; into frames[1...], registers put back afterwards) and put the popped method in
+ * frames[0] (its jmethodID from its class's jmethodID cache; where the cache has none, the record keeps the PC,
+ * top_pc, and the writer names it from the JIT's CompiledMethodLoad events, sampler.c):
+ *   nmethod        the frame's state at the PC (none / rbp pushed / allocated / complete) from where the PC is in
+ *                  the prologue's known shape, checked against the frame size the tables give (or, for another
+ *                  shape, a stack word that returns right after a `call` of this nmethod), or from the epilogue's
+ *                  instructions; frame size 0 (method handle intrinsics): no frame
+ *   interpreter    a method's entry once `enter` ran (interpreter_entry())
+ *   stubs          vtable/itable stubs, the i2c adapter's first instructions, other stubs compiled code called
+ *                  (stub_caller()), runtime stubs with a frame size (pop_runtime_stub()); the nmethod entry
+ *                  barrier's caller is popped from its prologue too (caller_prologue())
+ *   native code    that Java called without a state change (leaf calls): libunwind to the first JIT frame
+ * The return address found must lie in the code cache.  unknown_not_Java/not_walkable_not_Java in the VM are
+ * repaired in the thread's frame anchor instead (repair_anchor()).  Without the tables (a JVM that lacks a field we
+ * need) the state comes from instruction bytes alone (classify()).  Each attempt is counted by outcome
+ * (sample_recover_*, outcomes.h).  Every read of JVM memory or of the stack in the recovery runs under the fault
+ * guard (libunwind runs outside it: a jump out of it would leave its caches locked).
  *
  * Fault injection (test build only: tests/faultinject.mk compiles build/test/libemp-faultinject.so with
  * -DEMP_FAULT_INJECT; libemp.so has none of it).  With EMP_FAULT_INJECT_EVERY=N in the environment, every N-th
