@@ -23,6 +23,7 @@
 /* Sample mode (sampler.c).  The agct_* counters of AGCT's outcome codes 0, -1, ... are generated from outcomes.h's
  * EMP_AGCT_OUTCOMES, in code order (sampler.c counts outcome n in EMP_C_AGCT_NO_JAVA_FRAME - n). */
 #define EMP_COUNTER_AGCT(X, code, id, name) X(AGCT_##id, "agct_" name)
+#define EMP_COUNTER_RECOVER(X, id, name) X(RECOVER_##id, "sample_recover_" name)
 #define EMP_COUNTER_SAMPLER_LIST(X)                                                                            \
 	X(SAMPLE_SIGNALS, "sample_signals")               /* timer signals taken on armed threads (Java, JVM) */ \
 	X(SAMPLE_THREAD_TIME_NS, "sample_thread_time_ns") /* CPU (clock=cpu) or wall time of armed threads */   \
@@ -35,6 +36,7 @@
 	X(SAMPLE_VM_TRUNCATED, "sample_vm_truncated")     /* ...native walk cut at EMP_VMTHREAD_MAX_NATIVE */  \
 	X(SAMPLE_RECOVERED, "sample_recovered_unknown_Java") /* unknown_Java re-walked from the caller */       \
 	X(SAMPLE_RECOVERED_NO_TOP, "sample_recovered_top_unnamed") /* ...its own method not found by PC */     \
+	EMP_RECOVER_OUTCOMES(EMP_COUNTER_RECOVER, X)      /* the recovery's outcomes (outcomes.h) */           \
 	X(SAMPLE_UNRESOLVED, "sample_unresolved_method")  /* a jmethodID JVMTI could not name */               \
 	X(SAMPLE_TRUNCATED, "sample_truncated")           /* walk stopped short of the thread's entry */       \
 	X(AGCT_OK, "agct_ok")                                                                                  \

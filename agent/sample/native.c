@@ -189,6 +189,31 @@ unsigned emp_native_unwind(void *ucontext, uint64_t *pcs, unsigned max)
 	return n;
 }
 
+int emp_native_to_jit(void *ucontext, uint64_t *pc, uint64_t *sp, uint64_t *fp)
+{
+	unw_cursor_t c;
+	unw_word_t ip, rsp, rbp;
+	/* (Q) acquire; pairs with (P) in emp_native_refresh(). */
+	const struct range_table *t = atomic_load_explicit(&ranges, memory_order_acquire);
+	if (!t || !ucontext || unw_init_local2(&c, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
+		return -1;
+	for (unsigned n = 0; n < EMP_SAMPLER_MAX_NATIVE; n++) {
+		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
+			return -1;
+		if (!in_object(t, (uint64_t)ip)) {
+			if (!n || unw_get_reg(&c, UNW_REG_SP, &rsp) < 0 || unw_get_reg(&c, UNW_X86_64_RBP, &rbp) < 0)
+				return -1;
+			*pc = (uint64_t)ip;
+			*sp = (uint64_t)rsp;
+			*fp = (uint64_t)rbp;
+			return 0;
+		}
+		if (unw_step(&c) <= 0)
+			return -1;
+	}
+	return -1;
+}
+
 static struct emp_idcache functions; /* writer thread: function start (or PC) -> symbol id */
 
 /* The .symtab of each object met, by path; loaded on first use (elfsym.h), NULL kept when it has none. */

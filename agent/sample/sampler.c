@@ -126,8 +126,6 @@ static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, voi
 	uint64_t top_pc;
 	int n = emp_agct_walk(st, uc, &top_pc);
 	count_outcome(n);
-	if (top_pc)
-		emp_count(EMP_C_SAMPLE_RECOVERED, 1);
 	head.nnative = (uint16_t)emp_native_unwind(uc, st->native, EMP_SAMPLER_MAX_NATIVE);
 	head.njava = n > 0 ? (uint32_t)n : 0;
 	if (s.engine == EMP_ENGINE_WALL)
@@ -300,7 +298,8 @@ static jmethodID method_id(JNIEnv *jni, jclass klass, const char *name, const ch
 	return m;
 }
 
-/* st->entry for the calling thread (see sampler.h): its class's run() when a Thread subclass overrides it. */
+/* st->entry for the calling thread (see sampler.h): its class's run() when a Thread subclass overrides it; and
+ * st->vm_thread. */
 static void resolve_entry(JNIEnv *jni, struct emp_sampler_thread *st)
 {
 	jthread self = NULL;
@@ -320,6 +319,15 @@ static void resolve_entry(JNIEnv *jni, struct emp_sampler_thread *st)
 	}
 	pthread_mutex_unlock(&s.lock);
 	jclass klass = (*jni)->GetObjectClass(jni, self);
+	/* agct.c's recovery reads the JavaThread's frame anchor: its address is the private field Thread.eetop */
+	jclass thread = (*jni)->FindClass(jni, "java/lang/Thread");
+	jfieldID eetop = thread ? (*jni)->GetFieldID(jni, thread, "eetop", "J") : NULL;
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	else if (eetop)
+		st->vm_thread = (uintptr_t)(*jni)->GetLongField(jni, self, eetop);
+	if (thread)
+		(*jni)->DeleteLocalRef(jni, thread);
 	jmethodID run = method_id(jni, klass, "run", "()V");
 	if (s.thread_run && run != s.thread_run)
 		st->entry = run;

@@ -6,7 +6,7 @@
  *   engine (engine.c)          a timer signal (SIGPROF) on the thread to sample: perf_event CPU clock, a
  *                              thread-CPU-clock POSIX timer, setitimer(ITIMER_PROF), or tgkill by the wall sampler
  *   handler (sampler.c)        AsyncGetCallTrace guarded against faults, with unknown_Java recovery
- *                              (agct.c), native frames by libunwind (native.c), one ring record;
+ *                              (agct.c, using the JVM's structure tables: vmstructs.c), native frames by libunwind (native.c), one ring record;
  *                              on a JVM-internal thread (threads=all) native frames only (vmthreads.c)
  *   writer thread (sampler.c)  the decoder turns the record into a stack of symbol ids: jmethodIDs named from
  *                              methods.c's table (filled at class preparation), native PCs with dladdr, failures
@@ -80,7 +80,9 @@ struct emp_sample_rec {
 	uint64_t ticks;
 	uint64_t top_pc;  /* EMP_SAMPLE_RECOVERED: the PC AGCT could not walk from (a compiled method's edge) */
 };
-#define EMP_SAMPLE_RECOVERED 0x1u /* AGCT failed with unknown_Java/not_walkable_Java, the re-walk succeeded */
+/* AGCT failed with unknown_Java/not_walkable_Java, the re-walk succeeded, and the method at the edge is not among
+ * the frames (no jmethodID in the handler): the decoder names it from top_pc */
+#define EMP_SAMPLE_RECOVERED 0x1u
 /* The walk did not reach the thread's entry: AGCT stopped at the depth limit, or ended early on a frame it judged
  * unsafe to walk past (forte.cpp's vframeStreamForte ends a walk there and still returns the frames it has).  The
  * decoder puts a [truncated] pseudo-frame at the root. */
@@ -112,6 +114,7 @@ struct emp_sampler_thread {
 	 * (W) store_release in the wall sampler pairs with (X) load_acquire in the handler. */
 	_Atomic int wall_state;
 	sigjmp_buf fault_jmp;         /* agct.c: where a fault inside AGCT returns to */
+	uintptr_t vm_thread;          /* the HotSpot JavaThread (java.lang.Thread.eetop), 0 unknown; set before arming */
 	struct emp_sampler_thread *next; /* registry (sampler.c), under its mutex */
 	/* The method every complete walk of this thread ends in: the run() override of a Thread subclass started by
 	 * Thread.start (HotSpot's thread_entry calls run() virtually), or NULL when the thread may enter Java
@@ -123,12 +126,13 @@ struct emp_sampler_thread {
 };
 
 /* agct.c */
-/* emp_agct_init - find AsyncGetCallTrace in libjvm and install the fault guard (SIGSEGV/SIGBUS handlers chained
- * in front of the JVM's).  Return: 0, or -1 with a message in @err. */
+/* emp_agct_init - find AsyncGetCallTrace in libjvm, read the JVM's structure tables (vmstructs.c) and install the
+ * fault guard (SIGSEGV/SIGBUS handlers chained in front of the JVM's).  Return: 0, or -1 with a message in @err. */
 int emp_agct_init(char *err, size_t errlen);
 /* emp_agct_walk - AGCT on the current thread from @ucontext into st->frames, recovering unknown_Java at compiled
  * methods' edges.  Return: num_frames (> 0), an outcome code, or EMP_AGCT_CRASHED; *recovered_pc is set to the
- * original PC when a recovery succeeded, else 0.  Async-signal-safe (the handler's own thread only). */
+ * original PC when a recovery succeeded but could not name the method at the edge (it is then missing from
+ * st->frames: the writer names it by PC), else 0.  Async-signal-safe (the handler's own thread only). */
 int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recovered_pc);
 
 /* native.c */
@@ -136,6 +140,11 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
  * information for them (native code: libjvm, libc, JNI libraries; JIT code has none and ends the walk).
  * Return: number stored in @pcs (at most @max).  Async-signal-safe (see native.c). */
 unsigned emp_native_unwind(void *ucontext, uint64_t *pcs, unsigned max);
+/* emp_native_to_jit - unwind the native frames from @ucontext (as emp_native_unwind) down to the first frame
+ * outside every loaded object (the code cache: the Java code that called into native code without telling the
+ * VM, such as a leaf runtime call); its pc, sp and rbp into the out parameters.  Return: 0, or -1 when @ucontext is
+ * not in native code or the walk does not get there.  Async-signal-safe (see native.c). */
+int emp_native_to_jit(void *ucontext, uint64_t *pc, uint64_t *sp, uint64_t *fp);
 /* emp_native_refresh - (re)build the table of loaded objects' text ranges the unwinder stops at.  Any thread
  * but not a signal handler (it takes a lock, allocates and calls dl_iterate_phdr): the VMInit thread and the
  * writer's decoder call it concurrently.  Without @force it checks at most every 100 ms whether objects were

@@ -5,7 +5,10 @@
 #   ForkJoinFib (fork, parallelism 2): samples from both workers, every worker stack rooted in Thread.run or
 #     ForkJoinWorkerThread.run, or in a pseudo-frame: a failed walk, or [truncated] for a walk AGCT ended early
 #     (counted: sample_truncated equals the [truncated] samples of the whole dump);
-#   ForkJoinFib plain recursion: unknown_Java + not_walkable_Java under 5 % of the samples after recovery;
+#   ForkJoinFib plain recursion: unknown_Java + not_walkable_Java under 5 % of the samples after recovery (the
+#     recovery ran, with every field it reads found in the JVM's gHotSpotVMStructs tables), and every stack holding fib is main;fib;...;fib (then native frames only; or fib;...;fib
+#     where AGCT ended a walk early): a recovered walk that popped a frame wrongly or named the wrong method would
+#     leave another frame or root there;
 #   Zip: native frames (libzip/libz) under emp.sut.Zip.compressLoop in most of its samples;
 #   clock=wall: a complete dump with thread states; the views (top csv header, collapsed, flame) on the dumps.
 source "$(dirname "$0")/../lib/common.sh"
@@ -91,6 +94,31 @@ PY
     echo "fib: $samples samples, recovered $rec, still unknown_Java $unk, not_walkable_Java $nw"
     [ "$samples" -gt 100 ] || fail "fib: only $samples samples"
     [ $(( (unk + nw) * 100 )) -lt $(( samples * 5 )) ] || fail "fib: unknown_Java+not_walkable_Java $((unk + nw)) of $samples >= 5 %"
+    expect_eq "fib: JVM structure tables" complete "$(info_value fib.emp meta sample_vmstructs)"
+    recovered=$(( $(info_value fib.emp counters sample_recover_named) + $(info_value fib.emp counters sample_recover_by_pc) ))
+    [ "$recovered" -gt 0 ] || fail "fib: no failed walk was recovered (sample_recover_named + sample_recover_by_pc = 0)"
+    "$ANALYZE" collapsed --threads=main fib.emp >fib.folded 2>/dev/null || fail "collapsed fib.emp: exit $?"
+    python3 - fib.folded <<'PY' || fail "fib: stacks holding fib are not main;fib;...;fib"
+import sys
+fib = bad = short = 0
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(" ", 1)
+    frames = stack.split(";")
+    if "emp.sut.ForkJoinFib.fib" not in frames:
+        continue
+    java = [f for f in frames if "!" not in f]  # native frames (lib.so!symbol) may follow the Java ones only
+    fib += int(n)
+    if frames[:len(java)] != java or any(f != "emp.sut.ForkJoinFib.fib" for f in java[1:]):
+        bad += int(n)
+        print("bad fib stack:", stack[:300], n)
+    elif java[0] == "emp.sut.ForkJoinFib.fib":
+        short += int(n)  # AGCT ended the walk early (JDK 17 does, recovery or not): main is missing
+    elif java[0] != "emp.sut.ForkJoinFib.main":
+        bad += int(n)
+        print("bad fib root:", stack[:300], n)
+print(f"fib samples {fib}, walk ended early (no main) {short}, wrongly shaped {bad}")
+sys.exit(0 if fib > 0 and bad == 0 else 1)
+PY
 
     # --- native frames: Zip ---
     run zip interval=1ms emp.sut.Zip --seconds 2

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* vmstructs.h - HotSpot's description of its own structures (the gHotSpotVM* tables libjvm exports for the
+ * serviceability agent), read once at start, and the few questions the stack-walk recovery (agct.c) asks of JIT
+ * code with it: which code blob a PC is in, that blob's frame layout, the jmethodID of a compiled method, and a
+ * thread's last Java frame.
+ *
+ * Offsets and field sizes always come from the tables, never from a JDK version: a field this JDK's tables do not
+ * list turns the question that needs it off (emp_vmstructs_init says which), and agct.c then keeps AGCT's answer.
+ *
+ * Every emp_vmstructs_* query reads JVM memory that another thread may be changing (a blob freed, a class unloaded):
+ * the caller must hold agct.c's fault guard around it, and the answers are plausibility-checked, not trusted.  The
+ * queries are async-signal-safe: plain loads, no locks, no allocation.
+ */
+#ifndef EMP_VMSTRUCTS_H
+#define EMP_VMSTRUCTS_H
+
+#include <jni.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The code blob around a PC, as far as the recovery needs it.  Offsets are from code_begin. */
+struct emp_vm_blob {
+	uintptr_t blob;           /* the CodeBlob* */
+	const char *name;         /* its name in libjvm ("nmethod", "Interpreter", a stub's name) */
+	uintptr_t code_begin, code_end;
+	int frame_size;           /* words, including the return address and the saved rbp */
+	int frame_complete;       /* offset where the frame is set up (after the prologue), -1 never */
+	int is_nmethod;           /* a compiled Java method or a native method's wrapper */
+	int is_vtable_stub;       /* a vtable/itable dispatch stub: no frame, the caller's return address at [sp] */
+	int is_interpreter;       /* the template interpreter (one blob for all its code) */
+	int is_adapter;           /* an i2c/c2i adapter blob: the i2c entry first (called from the interpreter) */
+	/* nmethod only (else 0): */
+	int verified_entry;       /* offset of the verified entry point (the prologue starts there) */
+	int stub;                 /* offset of the stub section (poll/exception/deopt stubs: no frame of their own) */
+	uintptr_t method;         /* Method* */
+};
+
+/* A thread's last Java frame (the JavaFrameAnchor HotSpot sets when Java code calls into the VM or native code). */
+struct emp_vm_anchor {
+	int in_vm;                /* the thread is in the VM (_thread_in_vm): no other thread walks its stack now */
+	uintptr_t sp, fp, pc;     /* _last_Java_sp/_fp/_pc: sp 0 = no Java frame; pc 0 = not yet walkable */
+	uintptr_t *sp_slot, *fp_slot, *pc_slot; /* their addresses */
+};
+
+/* emp_vmstructs_init - read the tables of the libjvm in this process (Agent_OnLoad; libjvm is loaded).  Never fails:
+ * the queries whose fields are missing are off, and the first missing field is named in @what (else "").  Return:
+ * 1 when the code-blob queries are on (emp_vmstructs_method_id may still be off: it then answers NULL), else 0. */
+int emp_vmstructs_init(char *what, size_t whatlen);
+/* emp_vmstructs_init_with - as emp_vmstructs_init, with the tables' symbols found by @lookup instead of dlsym (the
+ * unit tests hand it tables of their own). */
+int emp_vmstructs_init_with(void *(*lookup)(const char *name), char *what, size_t whatlen);
+/* emp_vmstructs_in_code - whether @pc lies in the code cache's reserved range (false when the tables lack it). */
+int emp_vmstructs_in_code(uintptr_t pc);
+/* emp_vmstructs_blob - the code blob containing @pc into *@b (a segment-map lookup in the CodeHeap holding @pc).
+ * Return: 0; -1 @pc is not in a used blob (or the lookup is off). */
+int emp_vmstructs_blob(uintptr_t pc, struct emp_vm_blob *b);
+/* emp_vmstructs_method_id - the jmethodID of @method (Method*) from its class's jmethodID cache, or NULL when the
+ * class has none for it yet, when @method is not one of its class's current methods (a garbage pointer, an old
+ * version of a redefined method), or when the lookup is off.  sampler.c creates the jmethodIDs of every prepared
+ * class. */
+jmethodID emp_vmstructs_method_id(uintptr_t method);
+
+/* emp_vmstructs_interpreter_sender_sp - frame::interpreter_frame_sender_sp_offset (words from an interpreted frame's
+ * rbp to the slot holding its caller's sp), or 0 when the tables lack it. */
+int emp_vmstructs_interpreter_sender_sp(void);
+/* emp_vmstructs_is_call_stub_return - whether @pc is where Java code called by the VM (JavaCalls, through the call
+ * stub: an entry frame) returns to; false when the tables lack StubRoutines::_call_stub_return_address. */
+int emp_vmstructs_is_call_stub_return(uintptr_t pc);
+/* emp_vmstructs_anchor - the frame anchor of the JavaThread @thread (java.lang.Thread.eetop) into *@a.  Return: 0,
+ * or -1 when the tables lack the fields. */
+int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a);
+
+#endif /* EMP_VMSTRUCTS_H */
