@@ -4,13 +4,15 @@
  * design.md §8: on these machines POSIX CPU timers and setitimer fire on the kernel tick (250/s), so an interval
  * below 4 ms is reached only with perf_event_open's software CPU-clock event, which works unprivileged with
  * exclude_kernel=1 (perf_event_paranoid = 2).  Engines, best first:
- *   perf    one PERF_COUNT_SW_CPU_CLOCK counter per thread (pid = its tid), sample_period = interval;
+ *   perf    one PERF_COUNT_SW_CPU_CLOCK counter per thread (pid = its tid), sample_period = interval (the first
+ *           period random, below);
  *           on overflow the kernel disables the counter (event limit 1, PERF_EVENT_IOC_REFRESH) and sends the
  *           signal to the owning thread (F_SETOWN_EX F_OWNER_TID, F_SETSIG); the handler refreshes it.  No mmap
  *           buffer: we only want the signal.
  *   timer   (engine=ctimer) timer_create on the thread's CPU clock with SIGEV_THREAD_ID: thread-directed, tick-limited.
  *   itimer  setitimer(ITIMER_PROF): process-wide, lands on whichever thread runs (GC and JIT threads too:
  *           sampled with threads=all, else counted as lost_no_thread_state), tick-limited.
+ *   wall    a sampler thread (sampler.c) tgkills every live Java thread each interval.
  * perf and timer arm any thread of the process, from any thread (threads=all: the JVM-thread scanner arms
  * threads other than itself; vmthreads.c).
  *
@@ -29,7 +31,6 @@
  *   timer: it_value = the first expiry, it_interval = interval.  POSIX CPU timers are checked at the kernel tick
  *         on the running thread, so a thread that runs shorter than a tick is still sampled less often than its
  *         CPU time says (itimer, process-wide, does not have the problem; perf's hrtimer does not either).
- *   wall    a sampler thread (sampler.c) tgkills every live Java thread each interval.
  */
 #include <errno.h>
 #include <fcntl.h>
