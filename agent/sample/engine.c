@@ -27,7 +27,8 @@
  *   perf: sample_period is one number, so the counter is opened with the first period; at its first overflow
  *         the handler sets the interval (PERF_EVENT_IOC_PERIOD, which also zeroes the kernel's saved remainder,
  *         so the next period starts whole) before it refreshes the counter.  The kernel's cpu-clock hrtimer
- *         never runs a period below 10 us (perf_swevent_hrtimer), which a first period below it becomes.
+ *         never runs a period below 10 us (perf_swevent_hrtimer), which a first period below it becomes.  A
+ *         kernel without PERF_EVENT_IOC_PERIOD (checked once, perf_check_period()) keeps the fixed first period.
  *   timer: it_value = the first expiry, it_interval = interval.  POSIX CPU timers are checked at the kernel tick
  *         on the running thread, so a thread that runs shorter than a tick is still sampled less often than its
  *         CPU time says (itimer, process-wide, does not have the problem; perf's hrtimer does not either).
@@ -91,6 +92,18 @@ static int perf_open(uint64_t interval_ns, pid_t tid)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+/* Whether PERF_EVENT_IOC_PERIOD works here, which the random first period needs (emp_engine_rearm() switches to
+ * the interval with it); without it every period is the interval, as before.  Written once by
+ * emp_engine_choose() in Agent_OnLoad, before any thread is armed; read-only afterwards. */
+static int perf_random_first;
+
+/* Try PERF_EVENT_IOC_PERIOD on the test counter @fd, then close it. */
+static void perf_check_period(int fd, uint64_t interval_ns)
+{
+	perf_random_first = ioctl(fd, PERF_EVENT_IOC_PERIOD, &interval_ns) == 0;
+	close(fd);
+}
+
 /* 0 when timer_create on a thread CPU clock works here, else -errno. */
 static int ctimer_error(void)
 {
@@ -117,7 +130,7 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 	case EMP_SAMPLE_ENGINE_AUTO:
 		rc = perf_open(o->interval_ns, 0);
 		if (rc >= 0) {
-			close(rc);
+			perf_check_period(rc, o->interval_ns);
 			*e = EMP_ENGINE_PERF;
 		} else {
 			*e = ctimer_error() ? EMP_ENGINE_ITIMER : EMP_ENGINE_CTIMER;
@@ -129,7 +142,7 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 			snprintf(err, errlen, "engine=perf: perf_event_open (software CPU clock) failed: %s", strerror(-rc));
 			return -1;
 		}
-		close(rc);
+		perf_check_period(rc, o->interval_ns);
 		*e = EMP_ENGINE_PERF;
 		return 0;
 	case EMP_SAMPLE_ENGINE_CTIMER:
@@ -150,13 +163,13 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 
 static int arm_perf(struct emp_sampler_thread *st, uint64_t interval_ns)
 {
-	int fd = perf_open(first_expiry(st->tid, interval_ns), st->tid);
+	int fd = perf_open(perf_random_first ? first_expiry(st->tid, interval_ns) : interval_ns, st->tid);
 	if (fd < 0)
 		return fd;
 	/* Both set before the counter can overflow: it starts at the REFRESH below, and the handler on st->tid (which
 	 * may be another thread: vmthreads.c) reads them after the signal that system call makes possible.  From then
 	 * on only that handler reads and clears perf_period_ns.  A new counter reads 0: no PERF_EVENT_IOC_RESET. */
-	st->perf_period_ns = interval_ns;
+	st->perf_period_ns = perf_random_first ? interval_ns : 0;
 	st->perf_fd = fd;
 	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = st->tid };
 	if (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, EMP_SAMPLER_SIGNAL) ||
