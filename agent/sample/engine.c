@@ -4,16 +4,34 @@
  * design.md §8: on these machines POSIX CPU timers and setitimer fire on the kernel tick (250/s), so an interval
  * below 4 ms is reached only with perf_event_open's software CPU-clock event, which works unprivileged with
  * exclude_kernel=1 (perf_event_paranoid = 2).  Engines, best first:
- *   perf    one PERF_COUNT_SW_CPU_CLOCK counter per thread (pid = its tid), sample_period = interval;
+ *   perf    one PERF_COUNT_SW_CPU_CLOCK counter per thread (pid = its tid), sample_period = interval (the first
+ *           period random, below);
  *           on overflow the kernel disables the counter (event limit 1, PERF_EVENT_IOC_REFRESH) and sends the
  *           signal to the owning thread (F_SETOWN_EX F_OWNER_TID, F_SETSIG); the handler refreshes it.  No mmap
  *           buffer: we only want the signal.
  *   timer   (engine=ctimer) timer_create on the thread's CPU clock with SIGEV_THREAD_ID: thread-directed, tick-limited.
  *   itimer  setitimer(ITIMER_PROF): process-wide, lands on whichever thread runs (GC and JIT threads too:
  *           sampled with threads=all, else counted as lost_no_thread_state), tick-limited.
+ *   wall    a sampler thread (sampler.c) tgkills every live Java thread each interval.
  * perf and timer arm any thread of the process, from any thread (threads=all: the JVM-thread scanner arms
  * threads other than itself; vmthreads.c).
- *   wall    a sampler thread (sampler.c) tgkills every live Java thread each interval.
+ *
+ * First expiry.  A per-thread CPU timer that starts at 0 and fires every interval never fires for a thread whose
+ * CPU time stays below one interval: a program that runs its work in short-lived threads (a thread pool per
+ * request) would be invisible.  So perf and timer give each thread a first expiry drawn uniformly from
+ * (0, interval], then fire every interval: a thread that runs T of CPU then gets T / interval samples in
+ * expectation whatever T is (exactly: U + k * interval <= T for k = 0, 1, ... with U uniform), so a 0.3 ms thread
+ * is sampled with probability 0.3 at 1 ms, and sample_thread_time_ns / interval stays the expected sample count
+ * (the achieved-rate figure).  The random source is splitmix64 of the TSC and the thread id: per thread, no
+ * shared state, a few instructions.
+ *   perf: sample_period is one number, so the counter is opened with the first period; at its first overflow
+ *         the handler sets the interval (PERF_EVENT_IOC_PERIOD, which also zeroes the kernel's saved remainder,
+ *         so the next period starts whole) before it refreshes the counter.  The kernel's cpu-clock hrtimer
+ *         never runs a period below 10 us (perf_swevent_hrtimer), which a first period below it becomes.  A
+ *         kernel without PERF_EVENT_IOC_PERIOD (checked once, perf_check_period()) keeps the fixed first period.
+ *   timer: it_value = the first expiry, it_interval = interval.  POSIX CPU timers are checked at the kernel tick
+ *         on the running thread, so a thread that runs shorter than a tick is still sampled less often than its
+ *         CPU time says (itimer, process-wide, does not have the problem; perf's hrtimer does not either).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +63,19 @@ const char *emp_engine_name(enum emp_engine e)
 	return "?";
 }
 
-/* A CPU-clock counter on thread @tid of this process (0: the calling thread). */
+/* The first expiry of thread @tid's timer: uniform in [1, @interval_ns] (file comment).  splitmix64 (Steele,
+ * Lea, Flood 2014) of the TSC and the tid; the modulo's bias is below interval / 2^64. */
+static uint64_t first_expiry(pid_t tid, uint64_t interval_ns)
+{
+	uint64_t z = emp_clock_ticks() ^ ((uint64_t)(uint32_t)tid << 32);
+	z += 0x9e3779b97f4a7c15u;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	z ^= z >> 31;
+	return 1 + z % interval_ns;
+}
+
+/* A CPU-clock counter on thread @tid of this process (0: the calling thread), first overflow after @interval_ns. */
 static int perf_open(uint64_t interval_ns, pid_t tid)
 {
 	struct perf_event_attr a;
@@ -60,6 +90,18 @@ static int perf_open(uint64_t interval_ns, pid_t tid)
 	a.wakeup_events = 1;
 	long fd = syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Whether PERF_EVENT_IOC_PERIOD works here, which the random first period needs (emp_engine_rearm() switches to
+ * the interval with it); without it every period is the interval, as before.  Written once by
+ * emp_engine_choose() in Agent_OnLoad, before any thread is armed; read-only afterwards. */
+static int perf_random_first;
+
+/* Try PERF_EVENT_IOC_PERIOD on the test counter @fd, then close it. */
+static void perf_check_period(int fd, uint64_t interval_ns)
+{
+	perf_random_first = ioctl(fd, PERF_EVENT_IOC_PERIOD, &interval_ns) == 0;
+	close(fd);
 }
 
 /* 0 when timer_create on a thread CPU clock works here, else -errno. */
@@ -88,7 +130,7 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 	case EMP_SAMPLE_ENGINE_AUTO:
 		rc = perf_open(o->interval_ns, 0);
 		if (rc >= 0) {
-			close(rc);
+			perf_check_period(rc, o->interval_ns);
 			*e = EMP_ENGINE_PERF;
 		} else {
 			*e = ctimer_error() ? EMP_ENGINE_ITIMER : EMP_ENGINE_CTIMER;
@@ -100,7 +142,7 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 			snprintf(err, errlen, "engine=perf: perf_event_open (software CPU clock) failed: %s", strerror(-rc));
 			return -1;
 		}
-		close(rc);
+		perf_check_period(rc, o->interval_ns);
 		*e = EMP_ENGINE_PERF;
 		return 0;
 	case EMP_SAMPLE_ENGINE_CTIMER:
@@ -121,18 +163,22 @@ int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err
 
 static int arm_perf(struct emp_sampler_thread *st, uint64_t interval_ns)
 {
-	int fd = perf_open(interval_ns, st->tid);
+	int fd = perf_open(perf_random_first ? first_expiry(st->tid, interval_ns) : interval_ns, st->tid);
 	if (fd < 0)
 		return fd;
+	/* Both set before the counter can overflow: it starts at the REFRESH below, and the handler on st->tid (which
+	 * may be another thread: vmthreads.c) reads them after the signal that system call makes possible.  From then
+	 * on only that handler reads and clears perf_period_ns.  A new counter reads 0: no PERF_EVENT_IOC_RESET. */
+	st->perf_period_ns = perf_random_first ? interval_ns : 0;
+	st->perf_fd = fd;
 	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = st->tid };
 	if (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, EMP_SAMPLER_SIGNAL) ||
-	    fcntl(fd, F_SETOWN_EX, &owner) || ioctl(fd, PERF_EVENT_IOC_RESET, 0) ||
-	    ioctl(fd, PERF_EVENT_IOC_REFRESH, 1)) {
+	    fcntl(fd, F_SETOWN_EX, &owner) || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1)) {
 		int e = -errno;
+		st->perf_fd = -1;
 		close(fd);
 		return e;
 	}
-	st->perf_fd = fd;
 	return 0;
 }
 
@@ -147,7 +193,7 @@ static int arm_timer(struct emp_sampler_thread *st, uint64_t interval_ns)
 		return -errno;
 	struct itimerspec its = {
 		.it_interval = emp_ns_timespec(interval_ns),
-		.it_value = emp_ns_timespec(interval_ns),
+		.it_value = emp_ns_timespec(first_expiry(st->tid, interval_ns)),
 	};
 	if (timer_settime(st->timer, 0, &its, NULL)) {
 		int e = -errno;
@@ -188,9 +234,16 @@ void emp_engine_disarm(struct emp_sampler_thread *st)
 
 void emp_engine_rearm(struct emp_sampler_thread *st)
 {
-	/* Async-signal-safe: one ioctl system call on a descriptor owned by this thread's state. */
-	if (st->perf_fd >= 0)
-		ioctl(st->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+	/* Async-signal-safe: ioctl system calls on a descriptor owned by this thread's state; perf_period_ns is
+	 * read and cleared only here, on the thread itself (set by arm_perf() before the counter started). */
+	if (st->perf_fd < 0)
+		return;
+	if (st->perf_period_ns) {
+		/* The first overflow: the random first period is over, every interval from now on. */
+		ioctl(st->perf_fd, PERF_EVENT_IOC_PERIOD, &st->perf_period_ns);
+		st->perf_period_ns = 0;
+	}
+	ioctl(st->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
 }
 
 int emp_engine_itimer(uint64_t interval_ns)

@@ -105,6 +105,7 @@ struct emp_sampler_thread {
 	struct emp_thread *t;
 	pid_t tid;
 	int perf_fd;                  /* perf engine: the thread's counter, else -1 */
+	uint64_t perf_period_ns;      /* perf engine: the interval to set at the first overflow, then 0 (engine.c) */
 	int has_timer;                /* timer engine */
 	timer_t timer;
 	clockid_t cpu_clock;          /* the thread's CPU clock (cpu engines: time sampled) */
@@ -161,12 +162,13 @@ const char *emp_engine_name(enum emp_engine e);
  * agent.  Return: 0, or -1 with a one-line message in @err (the engine asked for does not work here). */
 int emp_engine_choose(const struct emp_options *o, enum emp_engine *e, char *err, size_t errlen);
 /* emp_engine_arm - start sampling thread st->tid of this process (perf, timer; for the timer engine st->cpu_clock
- * must be that thread's CPU clock), from any thread.  Return: 0 or a negative errno. */
+ * must be that thread's CPU clock), from any thread; the first sample after a random share of one interval
+ * (engine.c: short-lived threads).  Return: 0 or a negative errno. */
 int emp_engine_arm(enum emp_engine e, struct emp_sampler_thread *st, uint64_t interval_ns);
 /* emp_engine_disarm - stop sampling @st's thread (any thread may call it for perf and timer). */
 void emp_engine_disarm(struct emp_sampler_thread *st);
-/* emp_engine_rearm - from the signal handler: the perf engine's counter stops after each overflow; restart it.
- * Async-signal-safe (one ioctl). */
+/* emp_engine_rearm - from the signal handler: the perf engine's counter stops after each overflow; restart it
+ * (at the first overflow also switch from the random first period to the interval).  Async-signal-safe (ioctls). */
 void emp_engine_rearm(struct emp_sampler_thread *st);
 /* emp_engine_itimer - start (@interval_ns > 0) or stop the process-wide ITIMER_PROF.  Return: 0 or -errno. */
 int emp_engine_itimer(uint64_t interval_ns);
