@@ -8,12 +8,8 @@
 #include <unistd.h>
 
 #include "dump_writer.h"
+#include "dumpfile.h"
 #include "iterations.h"
-
-static int file_write(void *ctx, const void *buf, size_t len)
-{
-	return fwrite(buf, 1, len, ctx) == len ? 0 : -5;
-}
 
 enum { MAIN, RUN, A, B }; /* method ids in the dump */
 
@@ -44,7 +40,7 @@ static void write_dump(const char *path)
 {
 	FILE *f = fopen(path, "wb");
 	cr_assert_not_null(f);
-	struct emp_dump_writer *w = emp_dump_writer_new(file_write, f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
 	cr_assert_not_null(w);
 	cr_assert_eq(emp_dump_write_header(w), 0);
 	const char *kv[] = { "mode", "sample", "interval_ns", "1000000" };

@@ -5,16 +5,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "dump_reader.h"
 #include "dump_writer.h"
+#include "dumpfile.h"
 #include "symbols.h"
-
-static int file_write(void *ctx, const void *buf, size_t len)
-{
-	return fwrite(buf, 1, len, ctx) == len ? 0 : -5;
-}
 
 static void assert_method(const struct emp_dump_reader *r, uint32_t id, uint32_t flags, const char *klass,
 			  const char *name, const char *descriptor)
@@ -69,25 +64,7 @@ Test(symbols, intern_keeps_ids)
 	cr_assert_eq(ids[0], 4);
 	cr_assert_eq(ids[1499], 1503);
 	/* the drain queued one symbol per fresh id, each exactly as given (class with dots), and nothing else */
-	char path[] = "/tmp/emp-symbols-XXXXXX", err[256];
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	FILE *f = fdopen(fd, "wb");
-	cr_assert_not_null(f);
-	struct emp_dump_writer *w = emp_dump_writer_new(file_write, f);
-	cr_assert_not_null(w);
-	cr_assert_eq(emp_dump_write_header(w), 0);
-	cr_assert_eq(emp_symbols_drain(w), 0);
-	cr_assert_eq(emp_dump_flush_symbols(w), 0);
-	cr_assert_eq(emp_symbols_drain(w), 0); /* the queue is empty now: nothing more */
-	cr_assert_eq(emp_dump_flush_symbols(w), 0);
-	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
-	emp_dump_writer_free(w);
-	cr_assert_eq(fclose(f), 0);
-	struct emp_dump_reader *r;
-	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	emp_dump_reader_drain(r);
-	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	struct emp_dump_reader *r = emp_test_read_symbols();
 	cr_assert_eq(emp_dump_method_limit(r), 1504);
 	cr_assert_eq(emp_dump_chunks(r, EMP_CHUNK_SYMBOLS), 1);
 	assert_method(r, 0, 0, "t.sym.A", "run", "()V");
@@ -99,5 +76,8 @@ Test(symbols, intern_keeps_ids)
 		assert_method(r, (uint32_t)(4 + i), 0, "t.sym.C", name, "()V");
 	}
 	emp_dump_reader_close(r);
-	unlink(path);
+	/* drained: nothing more is queued */
+	r = emp_test_read_symbols();
+	cr_assert_eq(emp_dump_method_limit(r), 0);
+	emp_dump_reader_close(r);
 }
