@@ -94,7 +94,7 @@ for m, t in sorted(truth.items()):
           abs(got - t) <= tol)
 sys.exit(0 if ok else 1)
 PY
-    done    done
+    done
 
     "$jdk" -agentpath:"$AGENT"=engine=timer -version >out.txt 2>err.txt && fail "engine=timer accepted"
     grep -qx 'emp: engine=timer: expected auto, perf, ctimer or itimer' err.txt ||
