@@ -559,8 +559,8 @@ static uint32_t decode_vm(const struct emp_sample_rec *rec, const uint64_t *nati
 	return native_frames(rec, natives, frames, d);
 }
 
-static int decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
-		  uint32_t *frames, uint32_t *depth)
+int emp_sampler_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
+		       uint32_t *frames, uint32_t *depth)
 {
 	const struct emp_sample_rec *rec = (const void *)raw;
 	emp_native_refresh(0);
@@ -627,7 +627,7 @@ static int sampler_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCap
 	cb->ClassPrepare = on_class_prepare;
 	cb->CompiledMethodLoad = on_compiled_load;
 	cb->CompiledMethodUnload = on_compiled_unload;
-	emp_writer_set_sample_decoder(decode);
+	emp_writer_set_sample_decoder(emp_sampler_decode);
 	char interval[32];
 	snprintf(interval, sizeof(interval), "%" PRIu64, o->interval_ns);
 	emp_writer_add_meta("sample_engine", emp_engine_name(s.engine));

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "dump.h"
 #include "modes.h"
 #include "outcomes.h"
 #include "options.h"
@@ -97,6 +98,11 @@ struct emp_sample_rec {
  * Async-signal-safe (the ring's producer: the handler on the ring's own thread). */
 int emp_sample_record(struct emp_ring *ring, const struct emp_sample_rec *head, const uint64_t *natives,
 		      const emp_asgct_frame *java);
+/* emp_sampler_decode - writer thread: sample mode's emp_sample_decode_fn (writer.h), one EMP_REC_SAMPLE record into
+ * a stack of symbol ids, root first (pseudo-frames for failed walks, [truncated], a JVM thread's category).  Not
+ * static only for its unit test. */
+int emp_sampler_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
+		       uint32_t *frames, uint32_t *depth);
 
 /* Per-thread sampler state (emp_thread.sampler).  Allocated when the thread is armed (ThreadStart, on the thread);
  * freed at ThreadEnd on the thread itself, after the engine was stopped, the state left the registry and

@@ -1056,8 +1056,141 @@ static bool attr_is(const struct emp_classfile *cf, const struct emp_cf_attr *a,
 	return emp_cf_utf8_eq(cf, a->name_index, name);
 }
 
-/* Instrument one method; on failure nothing in the class file has changed except possibly
- * appended constant-pool entries (harmless). */
+/* Which attributes the Code attribute carries: one StackMapTable at most (remembered in m->smt_attr), besides it
+ * only the debug tables remap_debug() rewrites and the type annotations new_code_attrs() drops. */
+static int scan_code_attrs(struct meth *m)
+{
+	const struct emp_classfile *cf = m->rc->cf;
+	for (uint16_t i = 0; i < m->code.attr_count; i++) {
+		const struct emp_cf_attr *a = &m->code.attrs[i];
+		if (attr_is(cf, a, "StackMapTable")) {
+			if (m->has_smt)
+				return -EMP_REWRITE_E_BAD_STACKMAP;
+			m->has_smt = true;
+			m->smt_attr = i;
+		} else if (!attr_is(cf, a, "LineNumberTable") && !attr_is(cf, a, "LocalVariableTable") &&
+			   !attr_is(cf, a, "LocalVariableTypeTable") &&
+			   !attr_is(cf, a, "RuntimeVisibleTypeAnnotations") &&
+			   !attr_is(cf, a, "RuntimeInvisibleTypeAnnotations")) {
+			return -EMP_REWRITE_E_CODE_ATTR;
+		}
+	}
+	return 0;
+}
+
+/* Read the method as it is: instructions, handlers, attributes, the stack-map frames, the constructor's
+ * super()/this() call; then mark where trampolines may go.  Changes nothing in the class file. */
+static int analyse(struct meth *m, int code_idx)
+{
+	int r = emp_cf_code_parse(&m->mb->attrs[code_idx], &m->code);
+	if (r)
+		return cf_reason(r);
+	if ((r = decode(m)) || (r = check_exceptions(m)) || (r = scan_code_attrs(m)))
+		return r;
+	m->want_smt = m->rc->cf->major_version >= 50;
+	if (!m->want_smt)
+		m->has_smt = false; /* below 50 the JVM ignores a StackMapTable: not decoded, dropped */
+	if (m->is_ctor && (r = ctor_analyse(m)))
+		return r;
+	if ((r = initial_frame(m)) || (r = decode_frames(m)))
+		return r;
+	if (m->is_ctor && (r = ctor_check_frames(m)))
+		return r;
+	mark_candidates(m);
+	return 0;
+}
+
+/* The constants the probes need (the three Methodrefs, an Integer for an id beyond sipush) and the instruction
+ * that pushes the id, which fixes the probes' lengths. */
+static int prepare_probes(struct meth *m)
+{
+	int r = ensure_probe_refs(m->rc);
+	if (r)
+		return r;
+	int ldc_idx = 0;
+	if (m->id > 32767) {
+		ldc_idx = emp_cf_add_integer(m->rc->cf, m->id);
+		if (ldc_idx < 0)
+			return cf_reason(ldc_idx);
+	}
+	set_push(m, m->id, ldc_idx);
+	return 0;
+}
+
+/* Place every instruction, probe and trampoline island, widening branches until all of them reach (at most 65
+ * rounds); the method must still fit the JVM's limits. */
+static int lay_out(struct meth *m)
+{
+	for (int pass = 0;; pass++) {
+		layout(m);
+		if (pass > 64)
+			return -EMP_REWRITE_E_BRANCH_OVERFLOW;
+		int c = fix_branches(m);
+		if (c < 0)
+			return c;
+		if (!c)
+			break;
+	}
+	if (m->total > 0xFFFF || m->code.max_stack == 0xFFFF)
+		return -EMP_REWRITE_E_CODE_TOO_LARGE;
+	return 0;
+}
+
+/* The new Code attribute's attribute list, in @attrs (room for code.attr_count + 1), @na entries: debug tables
+ * remapped, type annotations dropped, the StackMapTable @smt replacing the old one or appended (its name added to
+ * the constant pool once per class). */
+static int new_code_attrs(struct meth *m, const struct buf *smt, struct emp_cf_attr *attrs, uint16_t *na)
+{
+	struct emp_classfile *cf = m->rc->cf;
+	struct rw_class *rc = m->rc;
+	int r = 0;
+	*na = 0;
+	for (uint16_t i = 0; i < m->code.attr_count; i++) {
+		struct emp_cf_attr a = m->code.attrs[i];
+		if (attr_is(cf, &a, "RuntimeVisibleTypeAnnotations") || attr_is(cf, &a, "RuntimeInvisibleTypeAnnotations"))
+			continue;
+		if (i == m->smt_attr) {
+			if (!m->want_smt)
+				continue; /* < 50: the JVM ignores it; keep the old verifier's view */
+			a.data = NULL;
+		} else if (attr_is(cf, &a, "LineNumberTable")) {
+			r = remap_debug(m, &a, false);
+		} else {
+			r = remap_debug(m, &a, true);
+		}
+		if (r)
+			return r;
+		attrs[(*na)++] = a;
+	}
+	if (!m->want_smt)
+		return 0;
+	uint8_t *d = emp_cf_alloc(cf, smt->b.len);
+	if (!d)
+		return -EMP_REWRITE_E_NOMEM;
+	memcpy(d, smt->b.data, smt->b.len);
+	if (m->has_smt) {
+		for (uint16_t i = 0; i < *na; i++)
+			if (!attrs[i].data) {
+				attrs[i].data = d;
+				attrs[i].len = (uint32_t)smt->b.len;
+			}
+		return 0;
+	}
+	if (!rc->smt_name) {
+		int idx = emp_cf_add_utf8(cf, "StackMapTable", 13);
+		if (idx < 0)
+			return cf_reason(idx);
+		rc->smt_name = idx;
+	}
+	attrs[*na].name_index = (uint16_t)rc->smt_name;
+	attrs[*na].data = d;
+	attrs[(*na)++].len = (uint32_t)smt->b.len;
+	return 0;
+}
+
+/* Instrument one method: analyse, add the probes' constants, lay out, then build and encode the new Code
+ * attribute.  On failure nothing in the class file has changed except possibly appended constant-pool entries
+ * (harmless). */
 static int instrument(struct rw_class *rc, struct emp_cf_member *mb, int code_idx, int32_t id, bool is_ctor)
 {
 	struct emp_classfile *cf = rc->cf;
@@ -1066,137 +1199,23 @@ static int instrument(struct rw_class *rc, struct emp_cf_member *mb, int code_id
 	struct emp_cf_attr *attrs = NULL;
 	struct buf smt = { 0 };
 	uint8_t *code = NULL;
-	int r = emp_cf_code_parse(&mb->attrs[code_idx], &m.code);
-	if (r) {
-		r = cf_reason(r);
+	uint16_t exc_count, na;
+	int r;
+	if ((r = analyse(&m, code_idx)) || (r = prepare_probes(&m)) || (r = lay_out(&m)))
 		goto out;
-	}
-	if ((r = decode(&m)) || (r = check_exceptions(&m)))
-		goto out;
-	for (uint16_t i = 0; i < m.code.attr_count; i++) {
-		const struct emp_cf_attr *a = &m.code.attrs[i];
-		if (attr_is(cf, a, "StackMapTable")) {
-			if (m.has_smt) {
-				r = -EMP_REWRITE_E_BAD_STACKMAP;
-				goto out;
-			}
-			m.has_smt = true;
-			m.smt_attr = i;
-		} else if (!attr_is(cf, a, "LineNumberTable") && !attr_is(cf, a, "LocalVariableTable") &&
-			   !attr_is(cf, a, "LocalVariableTypeTable") &&
-			   !attr_is(cf, a, "RuntimeVisibleTypeAnnotations") &&
-			   !attr_is(cf, a, "RuntimeInvisibleTypeAnnotations")) {
-			r = -EMP_REWRITE_E_CODE_ATTR;
-			goto out;
-		}
-	}
-	m.want_smt = cf->major_version >= 50;
-	if (!m.want_smt)
-		m.has_smt = false; /* below 50 the JVM ignores a StackMapTable: not decoded, dropped */
-	if (m.is_ctor && (r = ctor_analyse(&m)))
-		goto out;
-	if ((r = initial_frame(&m)) || (r = decode_frames(&m)))
-		goto out;
-	if (m.is_ctor && (r = ctor_check_frames(&m)))
-		goto out;
-	mark_candidates(&m);
-	if ((r = ensure_probe_refs(rc)))
-		goto out;
-	int ldc_idx = 0;
-	if (id > 32767) {
-		ldc_idx = emp_cf_add_integer(cf, id);
-		if (ldc_idx < 0) {
-			r = cf_reason(ldc_idx);
-			goto out;
-		}
-	}
-	set_push(&m, id, ldc_idx);
-	for (int pass = 0;; pass++) {
-		layout(&m);
-		if (pass > 64) {
-			r = -EMP_REWRITE_E_BRANCH_OVERFLOW;
-			goto out;
-		}
-		int c = fix_branches(&m);
-		if (c < 0) {
-			r = c;
-			goto out;
-		}
-		if (!c)
-			break;
-	}
-	if (m.total > 0xFFFF) {
-		r = -EMP_REWRITE_E_CODE_TOO_LARGE;
-		goto out;
-	}
-	if (m.code.max_stack == 0xFFFF) {
-		r = -EMP_REWRITE_E_CODE_TOO_LARGE;
-		goto out;
-	}
-	uint16_t exc_count;
 	if ((r = build_exc(&m, &exc, &exc_count)))
 		goto out;
 	if (m.want_smt && (r = build_smt(&m, &smt)))
 		goto out;
 	code = emp_cf_alloc(cf, m.total);
-	if (!code) {
-		r = -EMP_REWRITE_E_NOMEM;
-		goto out;
-	}
-	emit_code(&m, code);
-
-	/* New attribute list: debug tables remapped, type annotations dropped, StackMapTable replaced
-	 * or appended. */
-	attrs = calloc((size_t)m.code.attr_count + 1, sizeof(*attrs));
+	attrs = code ? calloc((size_t)m.code.attr_count + 1, sizeof(*attrs)) : NULL;
 	if (!attrs) {
 		r = -EMP_REWRITE_E_NOMEM;
 		goto out;
 	}
-	uint16_t na = 0;
-	for (uint16_t i = 0; i < m.code.attr_count; i++) {
-		struct emp_cf_attr a = m.code.attrs[i];
-		if (attr_is(cf, &a, "RuntimeVisibleTypeAnnotations") || attr_is(cf, &a, "RuntimeInvisibleTypeAnnotations"))
-			continue;
-		if (i == m.smt_attr) {
-			if (!m.want_smt)
-				continue; /* < 50: the JVM ignores it; keep the old verifier's view */
-			a.data = NULL;
-		} else if (attr_is(cf, &a, "LineNumberTable")) {
-			r = remap_debug(&m, &a, false);
-		} else {
-			r = remap_debug(&m, &a, true);
-		}
-		if (r)
-			goto out;
-		attrs[na++] = a;
-	}
-	if (m.want_smt) {
-		uint8_t *d = emp_cf_alloc(cf, smt.b.len);
-		if (!d) {
-			r = -EMP_REWRITE_E_NOMEM;
-			goto out;
-		}
-		memcpy(d, smt.b.data, smt.b.len);
-		if (m.has_smt) {
-			for (uint16_t i = 0; i < na; i++)
-				if (!attrs[i].data) {
-					attrs[i].data = d;
-					attrs[i].len = (uint32_t)smt.b.len;
-				}
-		} else {
-			if (!rc->smt_name) {
-				int idx = emp_cf_add_utf8(cf, "StackMapTable", 13);
-				if (idx < 0) {
-					r = cf_reason(idx);
-					goto out;
-				}
-				rc->smt_name = idx;
-			}
-			attrs[na].name_index = (uint16_t)rc->smt_name;
-			attrs[na].data = d;
-			attrs[na++].len = (uint32_t)smt.b.len;
-		}
-	}
+	emit_code(&m, code);
+	if ((r = new_code_attrs(&m, &smt, attrs, &na)))
+		goto out;
 	struct emp_cf_code nc = {
 		.max_stack = (uint16_t)(m.code.max_stack + 1 < 2 ? 2 : m.code.max_stack + 1),
 		.max_locals = m.code.max_locals,

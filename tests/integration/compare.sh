@@ -24,9 +24,11 @@
 #   detection checks keep the default α = 0.01.
 # Power: VM-to-VM noise on these shared 2-vCPU machines is 2.4-7 % of a VM's mean iteration time (bench/README.md,
 #   exactness: trace mode at depth 2 needs ~15 VMs per version for F1 > 98 % at this change, sample mode at 1 ms
-#   ~7), so 10 VMs miss the change in a few runs in a hundred.  When D2.leaf_0 is not flagged, the mode gets one
-#   retry with 10 fresh VMs per version (said on the output); a comparison that cannot see a +10 % leaf fails
-#   twice.  Pure mode times the whole iteration, where the change is only +5 % (11-15 VMs needed): its own runs
+#   ~7), so 10 VMs miss the change in a few runs in a hundred in trace mode.  Sample mode counts CPU time: at 1 ms
+#   it flags the leaf with p ~ 2e-4 (ratio interval 1.07-1.12 measured on a machine loaded to a trace-mode CV of
+#   4.6), so its verdicts are checked on every run.  There is no retry: a trace-mode or pure-mode miss on a loaded
+#   machine (within-VM CV > 0.3) makes the script exit 77 naming it, a miss otherwise fails.  Pure mode times the
+#   whole iteration, where the change is only +5 % (11-15 VMs needed): its own runs
 #   use --delta 0.2.
 # Knobs (env): VMS (10), WARMUP (300), ITERS (800), PAR (2: JVMs at once in sample mode; trace runs alone),
 # KEEP=1 keeps the dumps.
@@ -41,6 +43,7 @@ VMS=${VMS:-10} WARMUP=${WARMUP:-300} ITERS=${ITERS:-800} PAR=${PAR:-2}
 T=$(mktemp -d /tmp/emp-compare.XXXXXX)
 [[ ${KEEP:-0} == 1 ]] && echo "compare: keeping $T" || trap 'rm -rf "$T"' EXIT
 fail=0
+unchecked=()
 check() { # check DESCRIPTION COMMAND...
 	if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
 }
@@ -77,17 +80,6 @@ for mode in trace sample; do
 	"$EA" compare --base "$T/$mode/base" --new "$T/$mode/new" --warmup "$WARMUP" >"$T/$mode.txt"
 	rc=$?
 	"$EA" compare --base "$T/$mode/base" --new "$T/$mode/new" --warmup "$WARMUP" --format=csv >"$T/$mode.csv"
-	# One retry with fresh VMs when the slow leaf is not flagged (see the header: 10 VMs are at the edge of what
-	# this machine's VM-to-VM noise allows); the retry's comparison replaces the first for the leaf checks.
-	if [[ $(awk -F, '$1 ~ /;emp.sut.tree.D2.leaf_0$/ { print $8 }' "$T/$mode.csv") != slower ]]; then
-		echo "note $mode: D2.leaf_0 not flagged with the first $VMS VMs per version; one retry with $VMS fresh ones"
-		mkdir -p "$T/$mode/base-r" "$T/$mode/new-r"
-		for ((i = 1; i <= VMS; i++)); do
-			printf '%s base-r %d 0\n%s new-r %d 0.05\n' "$mode" "$i" "$mode" "$i"
-		done | xargs -P "$par" -L 1 bash -c 'run "$@"' _
-		"$EA" compare --base "$T/$mode/base-r" --new "$T/$mode/new-r" --warmup "$WARMUP" --format=csv \
-			>"$T/$mode.csv"
-	fi
 	"$EA" compare --base "$T/$mode/base" --new "$T/$mode/base2" --warmup "$WARMUP" --alpha 0.001 --format=csv \
 		>"$T/$mode-bb.csv"
 	check "$mode: compare exits 0" test "$rc" -eq 0
@@ -96,20 +88,26 @@ for mode in trace sample; do
 	}
 	check "$mode: header" grep -q '^node,base_mean,new_mean,ratio,ratio_lo,ratio_hi,p_value,verdict,' "$T/$mode.csv"
 	check "$mode: 10 VMs per version" awk -F, -v n="$VMS" 'NR == 2 { exit !($13 == n && $14 == n) }' "$T/$mode.csv"
-	# Trace mode times wall clock: on a machine so loaded that preemption dominates the iterations (within-VM
-	# coefficient of variation of D2.leaf_0 above 0.3; ~0.05 when the cores are free) no 10-VM test can see +10 %,
-	# so the verdicts are skipped, said so, and only base vs base is checked.
+	# Sample mode counts CPU time, which preemption does not move: its verdicts are checked on every run.  Trace
+	# mode times wall clock: on a machine so loaded that preemption dominates the iterations (within-VM coefficient
+	# of variation of D2.leaf_0 above 0.3; ~0.05 when the cores are free) no 10-VM test can see +10 %, so there a
+	# miss is not a failure but makes the script SKIP (exit 77, the reason on its last line); a miss at a normal
+	# CV fails.
 	cv=$(awk -F, '$1 ~ /;emp.sut.tree.D2.leaf_0$/ { printf "%.2f", sqrt($15) / $2 }' "$T/$mode.csv")
-	if [[ $mode == trace ]] && awk -v c="$cv" 'BEGIN { exit !(c > 0.3) }'; then
-		echo "skip $mode: D2.leaf_0 verdicts (machine too loaded: within-VM CV $cv > 0.3)"
+	verdicts_ok() {
+		[[ $(verdict "$T/$mode.csv" ';emp.sut.tree.D2.leaf_0') == slower ]] &&
+			awk -F, -v s=';emp.sut.tree.D2.leaf_1' 'NR > 1 && substr($1, length($1) - length(s) + 1) == s {
+				n++; ok = $7 > 0.001 } END { exit !(n == 1 && ok) }' "$T/$mode.csv" &&
+			# the one root cause: leaf_0, or in sample mode the task it calls (trace mode does not trace task)
+			awk -F, '$9 == 1 { n++; ok = $1 ~ /;emp.sut.tree.D2.leaf_0(;emp.sut.CallTree.task)?$/ }
+				END { exit !(n == 1 && ok) }' "$T/$mode.csv"
+	}
+	if [[ $mode == trace ]] && ! verdicts_ok && awk -v c="$cv" 'BEGIN { exit !(c > 0.3) }'; then
+		echo "note $mode: D2.leaf_0 verdicts missed at within-VM CV $cv > 0.3 (machine too loaded)"
+		unchecked+=("trace verdicts (within-VM CV $cv)")
 	else
-		check "$mode: D2.leaf_0 slower" test "$(verdict "$T/$mode.csv" ';emp.sut.tree.D2.leaf_0')" = slower
-		check "$mode: D2.leaf_1 unchanged (p > 0.001)" awk -F, -v s=';emp.sut.tree.D2.leaf_1' 'NR > 1 &&
-			substr($1, length($1) - length(s) + 1) == s { n++; ok = $7 > 0.001 } END { exit !(n == 1 && ok) }' \
-			"$T/$mode.csv"
-		# the one root cause: leaf_0, or in sample mode the task it calls (trace mode does not trace task)
-		check "$mode: the only root cause is D2.leaf_0 (or its task)" awk -F, '$9 == 1 { n++; ok = $1 ~ \
-			/;emp.sut.tree.D2.leaf_0(;emp.sut.CallTree.task)?$/ } END { exit !(n == 1 && ok) }' "$T/$mode.csv"
+		check "$mode: D2.leaf_0 slower, D2.leaf_1 unchanged (p > 0.001), the only root cause D2.leaf_0 (or its task)" \
+			verdicts_ok
 	fi
 	check "$mode: base vs base flags nothing" \
 		awk -F, 'NR > 1 { n++; if ($8 != "unchanged") bad++ } END { exit !(n >= 6 && bad == 0) }' "$T/$mode-bb.csv"
@@ -139,8 +137,9 @@ check "pure: $VMS VMs of $ITERS iterations per version" \
 check "pure: one node, the iteration" awk -F, -v n="$VMS" -v it="$IT" \
 	'NR > 1 { rows++; ok = $1 == it && $10 == 1 && $13 == n && $14 == n } END { exit !(rows == 1 && ok) }' "$T/pure.csv"
 cv=$(awk -F, 'NR == 2 { printf "%.2f", sqrt($15) / $2 }' "$T/pure.csv")
-if awk -v c="$cv" 'BEGIN { exit !(c > 0.3) }'; then
-	echo "skip pure: verdict (machine too loaded: within-VM CV $cv > 0.3)"
+if ! awk -F, 'NR == 2 { exit !($8 == "slower") }' "$T/pure.csv" && awk -v c="$cv" 'BEGIN { exit !(c > 0.3) }'; then
+	echo "note pure: the iteration's verdict missed at within-VM CV $cv > 0.3 (machine too loaded)"
+	unchecked+=("pure verdict (within-VM CV $cv)")
 else
 	check "pure: the iteration slower" awk -F, 'NR == 2 { exit !($8 == "slower") }' "$T/pure.csv"
 fi
@@ -173,4 +172,7 @@ check "error: warm-up swallows every iteration" err 1 'none left after --warmup'
 check "error: --new missing" err 2 'required' --base "$T/trace/base"
 check "error: bad --test" err 2 'expected mwu' --base "$T/trace/base" --new "$T/trace/new" --test=ttest
 check "error: bad --alpha" err 2 'alpha' --base "$T/trace/base" --new "$T/trace/new" --alpha=2
-exit $fail
+((fail)) && exit 1
+# Never a silent pass: what a loaded machine kept from being checked turns the run into a SKIP that names it.
+[ ${#unchecked[@]} -eq 0 ] || { echo "everything else passed; not checked: $(IFS=,; echo "${unchecked[*]}")"; exit 77; }
+exit 0

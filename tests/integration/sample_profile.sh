@@ -10,12 +10,82 @@
 #     where AGCT ended a walk early): a recovered walk that popped a frame wrongly or named the wrong method would
 #     leave another frame or root there;
 #   Zip: native frames (libzip/libz) under emp.sut.Zip.compressLoop in most of its samples;
-#   clock=wall: a complete dump with thread states; the views (top csv header, collapsed, flame) on the dumps.
+#   clock=wall over threads held in known states (WallStates, compiled here): per thread at least 100 samples and
+#     at least 90 % of them in its state (sleeping, blocked, waiting in Object.wait and in park, running), read
+#     from the dump by build/test/dump-states; the views (top csv header, collapsed, flame) on the dumps.
 source "$(dirname "$0")/../lib/common.sh"
 cd "$TMP"
 
 jdks=("$JAVA")
 have_jdk25 && jdks+=("$JDK25/bin/java")
+STATES=$TOP/$BUILD/test/dump-states
+[ -x "$STATES" ] || make -C "$TOP" --no-print-directory BUILD="$BUILD" "$BUILD/test/dump-states" >/dev/null ||
+    fail "cannot build $STATES"
+JAVAC=$(dirname "$(readlink -f "$(command -v "$JAVA")")")/javac
+[ -x "$JAVAC" ] || fail "no javac beside $JAVA"
+
+# clock=wall's subject: threads held in each state for the given milliseconds (sleeping in Thread.sleep, blocked
+# entering a monitor another thread holds while it sleeps, waiting in Object.wait and in LockSupport.park,
+# running a loop), then released and joined.
+mkdir -p "$TMP/wall"
+cat >"$TMP/wall/WallStates.java" <<'JAVA'
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.LockSupport;
+
+public final class WallStates {
+    static final Object monitor = new Object(), waitRoom = new Object();
+    static volatile boolean done;
+    static volatile long sink;
+
+    static void nap(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        long ms = Long.parseLong(args[0]);
+        CountDownLatch held = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            synchronized (monitor) {
+                held.countDown();
+                while (!done) nap(20);
+            }
+        }, "holder");
+        holder.start();
+        held.await();
+        Thread[] threads = {
+            holder,
+            new Thread(() -> { synchronized (monitor) { sink++; } }, "blocked"),
+            new Thread(() -> { while (!done) nap(20); }, "sleeper"),
+            new Thread(() -> {
+                synchronized (waitRoom) {
+                    while (!done) {
+                        try {
+                            waitRoom.wait();
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                    }
+                }
+            }, "waiter"),
+            new Thread(() -> { while (!done) LockSupport.park(); }, "parker"),
+            new Thread(() -> { long x = 1; while (!done) { x ^= x << 13; x ^= x >>> 7; x ^= x << 17; } sink = x; },
+                       "spinner"),
+        };
+        for (int i = 1; i < threads.length; i++) threads[i].start();
+        Thread.sleep(ms);
+        done = true;
+        synchronized (waitRoom) { waitRoom.notifyAll(); }
+        LockSupport.unpark(threads[4]);
+        for (Thread t : threads) t.join();
+        System.out.println("wall states done " + sink);
+    }
+}
+JAVA
+"$JAVAC" --release 11 -d "$TMP/wall" "$TMP/wall/WallStates.java" || fail "javac WallStates.java"
 
 run() { # NAME OPTIONS CLASS ARGS... : run the SUT under the agent; stdout in NAME.out
     local name=$1 opts=$2
@@ -142,9 +212,27 @@ PY
     python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' zip.svg || fail "zip.svg is not well-formed XML"
     grep -Eq 'libz(ip)?\.so' zip.svg || fail "zip.svg has no libz/libzip frame"
 
-    # --- clock=wall ---
-    run wall clock=wall,interval=5ms emp.sut.ForkJoinFib --n 30 --mode fork --parallelism 2 --repeat 2
+    # --- clock=wall: every live thread, with the state it is in ---
+    run wall clock=wall,interval=5ms -cp "$TMP/wall" WallStates 1500
     expect_eq "wall engine" wall_tgkill "$(info_value wall.emp meta sample_engine)"
-    [ "$(info_value wall.emp counters samples)" -gt 0 ] || fail "clock=wall: no samples"
+    "$STATES" wall.emp >wall.states || fail "dump-states wall.emp: exit $?"
+    python3 - wall.states <<'PY' || fail "clock=wall: thread states"
+import sys
+want = {"sleeper": "sleeping", "holder": "sleeping", "blocked": "blocked", "waiter": "waiting", "parker": "waiting",
+        "spinner": "running"}
+got = {}
+for line in open(sys.argv[1]):
+    thread, state, n = line.rstrip("\n").split("\t")
+    got.setdefault(thread, {})[state] = int(n)
+ok = True
+for thread, state in sorted(want.items()):
+    c = got.get(thread, {})
+    total = sum(c.values())
+    share = c.get(state, 0) / total if total else 0
+    print(f"{thread}: {total} samples, {100 * share:.1f} % {state} ({c})")
+    ok &= total >= 100 and share >= 0.9
+sys.exit(0 if ok else 1)
+PY
 done
+have_jdk25 || skip "JDK 17 passed; JDK 25 not checked (not at $JDK25)"
 echo "ok"

@@ -7,6 +7,7 @@
 
 #include "dump_reader.h"
 #include "dump_writer.h"
+#include "dumpfile.h"
 #include "symtab.h"
 
 Test(symtab, intern_is_idempotent_and_dense)
@@ -63,17 +64,12 @@ Test(symtab, many_symbols_survive_rehash)
 	emp_symtab_free(st);
 }
 
-static int file_write(void *arg, const void *buf, size_t len)
-{
-	return fwrite(buf, 1, len, arg) == len ? 0 : -5;
-}
-
 /* A dump whose method ids are @ids for the names @names (in that order). */
 static void write_dump(const char *path, const uint32_t *ids, const char *const *names, int n)
 {
 	FILE *f = fopen(path, "wb");
 	cr_assert(f);
-	struct emp_dump_writer *w = emp_dump_writer_new(file_write, f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
 	cr_assert(w);
 	cr_assert_eq(emp_dump_write_header(w), 0);
 	const char *kv[] = { "agent", "test" };

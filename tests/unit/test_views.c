@@ -11,16 +11,12 @@
 #include "cct.h"
 #include "commands.h"
 #include "dump_writer.h"
+#include "dumpfile.h"
 #include "flame.h"
 #include "folded.h"
 #include "symtab.h"
 
 static char dump_path[] = "/tmp/emp-views-XXXXXX";
-
-static int file_write(void *arg, const void *buf, size_t len)
-{
-	return fwrite(buf, 1, len, arg) == len ? 0 : -5;
-}
 
 /* Symbols: 0 Main.main, 1 A.run, 2 A.hot, 3 B.cold, 4 [unknown_Java], 5 libz.so.1!deflate, 6 X.<init> with a
  * descriptor holding ';'.  Thread 0 "main": 6x main>run>hot, 2x main>run, 1x main>cold.
@@ -31,7 +27,7 @@ static void write_views_dump(void)
 	cr_assert(fd >= 0);
 	close(fd);
 	FILE *f = fopen(dump_path, "wb");
-	struct emp_dump_writer *w = emp_dump_writer_new(file_write, f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
 	cr_assert(w);
 	cr_assert_eq(emp_dump_write_header(w), 0);
 	const char *kv[] = { "agent", "emp", "mode", "sample", "interval_ns", "1000000", "sample_clock", "cpu",

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* test_iterations.c - analyzer/lib/iterations.c on a sample-mode dump written here: the warm-up dropped by start
+ * time, samples outside iterations ignored, and the rule that a node absent from an iteration counts 0 there (in
+ * the mean, the variance and the prefix means), with exact numbers. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "dump_writer.h"
+#include "dumpfile.h"
+#include "iterations.h"
+
+enum { MAIN, RUN, A, B }; /* method ids in the dump */
+
+struct script {
+	struct emp_dump_events *ev;
+	uint64_t t;
+};
+
+/* A sample inside an iteration: main -> run -> @leaf. */
+static void sample(struct script *s, uint32_t leaf)
+{
+	const uint32_t stack[] = { MAIN, RUN, leaf };
+	cr_assert_eq(emp_dump_events_sample(s->ev, ++s->t, EMP_STATE_RUNNING, stack, 3), 0);
+}
+
+/* One iteration on thread 0: run entered, one sample per leaf given (A or B), run left. */
+static void iteration(struct script *s, const uint32_t *leaves, int n)
+{
+	cr_assert_eq(emp_dump_events_enter(s->ev, ++s->t, RUN), 0);
+	for (int i = 0; i < n; i++)
+		sample(s, leaves[i]);
+	cr_assert_eq(emp_dump_events_exit(s->ev, ++s->t, 0), 0);
+}
+
+/* The dump: a warm-up iteration (A A A A), then the measured ones: (A A B), (A), (B B B); a sample outside every
+ * iteration between them (main -> A) must not count. */
+static void write_dump(const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
+	cr_assert_not_null(w);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	const char *kv[] = { "mode", "sample", "interval_ns", "1000000" };
+	cr_assert_eq(emp_dump_write_meta(w, kv, 2), 0);
+	cr_assert_eq(emp_dump_add_method(w, MAIN, EMP_FRAME_JAVA, 0, "t.It", "main", "([Ljava/lang/String;)V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, RUN, EMP_FRAME_JAVA, EMP_METHOD_ITERATION, "t.It", "run", "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, A, EMP_FRAME_JAVA, 0, "t.It", "a", "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, B, EMP_FRAME_JAVA, 0, "t.It", "b", "()V"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 0, 1234, EMP_THREAD_JAVA, "main"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	struct script s = { .ev = emp_dump_events_new(0) };
+	cr_assert_not_null(s.ev);
+	iteration(&s, (const uint32_t[]){ A, A, A, A }, 4);
+	iteration(&s, (const uint32_t[]){ A, A, B }, 3);
+	const uint32_t outside[] = { MAIN, A };
+	cr_assert_eq(emp_dump_events_sample(s.ev, ++s.t, EMP_STATE_RUNNING, outside, 2), 0);
+	iteration(&s, (const uint32_t[]){ A }, 1);
+	iteration(&s, (const uint32_t[]){ B, B, B }, 3);
+	cr_assert_eq(emp_dump_events_flush(w, s.ev), 0);
+	emp_dump_events_free(s.ev);
+	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
+	emp_dump_writer_free(w);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static void assert_near(double got, double want, const char *what)
+{
+	cr_assert(fabs(got - want) <= 1e-12 * fabs(want), "%s: %.17g, expected %.17g", what, got, want);
+}
+
+Test(iterations, absent_node_counts_zero)
+{
+	char path[] = "/tmp/emp-iter-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	write_dump(path);
+	static const unsigned prefix[] = { 1, 2, 4 };
+	struct emp_iter_opts o = { .warmup = 1, .prefix = prefix, .nprefix = 3 };
+	struct emp_iter_set *s = emp_iter_new(&o);
+	cr_assert_eq(emp_iter_load(s, NULL, 0, path), 0);
+	cr_assert_eq(s->mode, EMP_ITER_MODE_SAMPLE);
+	cr_assert_eq(s->interval_ns, 1000000);
+	cr_assert_eq(s->nvms, 1);
+	const struct emp_iter_vm *vm = &s->vms[0];
+	cr_assert_eq(vm->iterations, 3);
+	/* the tree: root -> run -> {a, b}; main (above the iteration) and the outside sample add no node */
+	cr_assert_eq(emp_cct_size(s->cct), 4);
+	struct emp_cct_node *run = emp_cct_find_child(s->cct, emp_cct_root(s->cct), s->iter_gid);
+	cr_assert_not_null(run);
+	int32_t ga = emp_symtab_find(s->st, EMP_FRAME_JAVA, "t.It", "a", "()V");
+	int32_t gb = emp_symtab_find(s->st, EMP_FRAME_JAVA, "t.It", "b", "()V");
+	cr_assert(ga >= 0 && gb >= 0);
+	struct emp_cct_node *a = emp_cct_find_child(s->cct, run, (uint32_t)ga);
+	struct emp_cct_node *b = emp_cct_find_child(s->cct, run, (uint32_t)gb);
+	cr_assert(a && b);
+	char *p = emp_iter_node_path(s, b);
+	cr_assert_str_eq(p, "t.It.run;t.It.b");
+	free(p);
+	/* per iteration: run 3, 1, 3; a 2, 1, absent; b 1, absent, 3 */
+	assert_near(emp_iter_value(vm, run->id), 7.0 / 3, "run mean");
+	assert_near(emp_iter_var(vm, run->id), 4.0 / 3, "run variance");
+	assert_near(emp_iter_value(vm, a->id), 1.0, "a mean (absent = 0; dropping it would give 1.5)");
+	assert_near(emp_iter_var(vm, a->id), 1.0, "a variance");
+	assert_near(emp_iter_value(vm, b->id), 4.0 / 3, "b mean (absent = 0; dropping it would give 2)");
+	assert_near(emp_iter_var(vm, b->id), 7.0 / 3, "b variance");
+	assert_near(emp_iter_prefix_value(s, vm, 0, a->id), 2.0, "a over 1 iteration");
+	assert_near(emp_iter_prefix_value(s, vm, 1, a->id), 1.5, "a over 2 iterations");
+	assert_near(emp_iter_prefix_value(s, vm, 1, b->id), 0.5, "b over 2 iterations (absent in the 2nd)");
+	cr_assert(isnan(emp_iter_prefix_value(s, vm, 2, b->id)), "4 iterations asked of 3: NAN");
+	emp_iter_free(s);
+
+	/* sample_ns: a sample counts the interval in ns */
+	struct emp_iter_opts ons = { .warmup = 1, .sample_ns = 1 };
+	s = emp_iter_new(&ons);
+	cr_assert_eq(emp_iter_load(s, NULL, 0, path), 0);
+	b = emp_cct_find_child(s->cct, emp_cct_find_child(s->cct, emp_cct_root(s->cct), s->iter_gid), (uint32_t)gb);
+	cr_assert_not_null(b);
+	assert_near(emp_iter_value(&s->vms[0], b->id), 4e6 / 3, "b mean in ns");
+	emp_iter_free(s);
+	unlink(path);
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* test_writer.c - probe-writers/writer.c end to end: records put into a thread's ring come back out of the dump
+ * exactly (kind, method, ticks, thread, a sample's state and stack through the decoder), a record the decoder
+ * drops is not written, META from open and from emp_writer_add_meta(), the method and thread symbols, the final
+ * counters and END with the first stop request's reason.  Once with the writer thread running, once never started
+ * (the JVM ended before VMInit: the stopping thread finishes the dump).
+ *
+ * Criterion runs each test in a process of its own, so the writer's, the threads' and the counters' globals start
+ * fresh. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "counters.h"
+#include "dump_reader.h"
+#include "options.h"
+#include "ring.h"
+#include "sink.h"
+#include "symbols.h"
+#include "thread.h"
+#include "writer.h"
+
+/* The test's own sample record: what the sampler's decoder would turn into a stack.  drop != 0: the decoder
+ * refuses it, as the sampler's does a malformed record. */
+struct test_sample {
+	uint32_t hdr;
+	uint32_t drop;
+	uint64_t ticks;
+	uint32_t state, depth;
+	uint32_t frames[3];
+};
+
+static int decodes;
+
+static int test_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
+		       uint32_t *frames, uint32_t *depth)
+{
+	const struct test_sample *rec = (const void *)raw;
+	decodes++;
+	cr_assert_eq(size, sizeof(*rec));
+	if (rec->drop)
+		return -1;
+	*ticks = rec->ticks;
+	*state = (enum emp_thread_state)rec->state;
+	*depth = rec->depth;
+	memcpy(frames, rec->frames, rec->depth * sizeof(*frames));
+	return 0;
+}
+
+static void put_trace(struct emp_thread *t, enum emp_ring_type type, uint32_t method, uint64_t ticks)
+{
+	struct emp_rec_trace *r = emp_ring_reserve(&t->ring, sizeof(*r));
+	cr_assert_not_null(r);
+	r->hdr = EMP_REC_HDR(type, sizeof(*r));
+	r->method = method;
+	r->ticks = ticks;
+	emp_ring_commit(&t->ring);
+}
+
+static void put_sample(struct emp_thread *t, int drop, uint64_t ticks, enum emp_thread_state state,
+		       const uint32_t *frames, uint32_t depth)
+{
+	struct test_sample *r = emp_ring_reserve(&t->ring, sizeof(*r));
+	cr_assert_not_null(r);
+	memset(r, 0, sizeof(*r));
+	r->hdr = EMP_REC_HDR(EMP_REC_SAMPLE, sizeof(*r));
+	r->drop = (uint32_t)drop;
+	r->ticks = ticks;
+	r->state = state;
+	r->depth = depth;
+	memcpy(r->frames, frames, depth * sizeof(*frames));
+	emp_ring_commit(&t->ring);
+}
+
+/* Writes one dump through the writer (started or not) and checks everything in it. */
+static void write_and_read_back(int start_thread)
+{
+	char path[] = "/tmp/emp-writer-XXXXXX", err[256];
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	struct emp_options o;
+	cr_assert_eq(emp_options_parse("mode=trace,include=t.*", &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(emp_clock_init(EMP_TIME_AUTO, 10, err, sizeof(err)), 0, "%s", err);
+	emp_thread_setup(64 * 1024);
+	emp_symbols_setup();
+	int64_t run = emp_symbols_add_method(EMP_FRAME_JAVA, 0, "t/W", "run", "()V");
+	int64_t leaf = emp_symbols_add_method(EMP_FRAME_JAVA, 0, "t.W", "leaf", "(I)J");
+	cr_assert_eq(run, 0);
+	cr_assert_eq(leaf, 1);
+	struct emp_sink *sink;
+	const char *kv[] = { "agent", "emp", "mode", "trace" };
+	cr_assert_eq(emp_sink_open(&o, path, &sink, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(emp_writer_open(&o, sink, kv, 2, err, sizeof(err)), 0, "%s", err);
+	emp_writer_set_sample_decoder(test_decode);
+	if (start_thread)
+		cr_assert_eq(emp_writer_start(), 0);
+	cr_assert_eq(emp_writer_alive(), 1);
+	emp_writer_add_meta("late", "yes");
+
+	struct emp_thread *t = emp_thread_attach("worker", EMP_THREAD_JAVA, NULL);
+	cr_assert_not_null(t);
+	const uint32_t tid = t->id; /* the writer frees *t once it has drained it after the detach */
+	static const uint32_t stack[] = { 0, 1 };
+	put_trace(t, EMP_REC_ENTER, 0, 100);
+	put_trace(t, EMP_REC_ENTER, 1, 150);
+	put_trace(t, EMP_REC_EXIT_THROW, 0, 170);
+	put_sample(t, 0, 180, EMP_STATE_SLEEPING, stack, 2);
+	put_sample(t, 1, 185, EMP_STATE_RUNNING, stack, 1);
+	put_trace(t, EMP_REC_EXIT, 0, 200);
+	emp_thread_detach();
+	emp_writer_stop("test_end");
+	emp_writer_stop("second"); /* idempotent: the dump is finished once, with the first reason */
+	cr_assert_eq(emp_writer_alive(), 0);
+	cr_assert_eq(decodes, 2);
+	cr_assert_eq(emp_counter_get(EMP_C_RECORDS_WRITTEN), 5);
+	cr_assert_eq(emp_counter_get(EMP_C_WRITE_ERRORS), 0);
+
+	struct emp_dump_reader *r;
+	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	static const struct {
+		enum emp_event_kind kind;
+		uint64_t ticks;
+		uint32_t method, state, depth;
+	} want[] = {
+		{ EMP_EV_ENTER, 100, 0, 0, 0 },
+		{ EMP_EV_ENTER, 150, 1, 0, 0 },
+		{ EMP_EV_EXIT_THROW, 170, 0, 0, 0 },
+		{ EMP_EV_SAMPLE, 180, 0, EMP_STATE_SLEEPING, 2 },
+		{ EMP_EV_EXIT, 200, 0, 0, 0 },
+	};
+	struct emp_event ev;
+	size_t n = 0;
+	while (emp_dump_reader_next(r, &ev)) {
+		cr_assert_lt(n, sizeof(want) / sizeof(want[0]), "more events than written");
+		cr_assert_eq(ev.kind, want[n].kind, "event %zu", n);
+		cr_assert_eq(ev.ticks, want[n].ticks, "event %zu", n);
+		cr_assert_eq(ev.thread, tid, "event %zu", n);
+		if (ev.kind == EMP_EV_ENTER)
+			cr_assert_eq(ev.method, want[n].method, "event %zu", n);
+		if (ev.kind == EMP_EV_SAMPLE) {
+			cr_assert_eq(ev.state, want[n].state);
+			cr_assert_eq(ev.depth, want[n].depth);
+			cr_assert_arr_eq(ev.frames, stack, sizeof(stack));
+		}
+		n++;
+	}
+	cr_assert_eq(n, sizeof(want) / sizeof(want[0]));
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	cr_assert_str_eq(emp_dump_meta(r, "agent"), "emp");
+	cr_assert_str_eq(emp_dump_meta(r, "mode"), "trace");
+	cr_assert_str_eq(emp_dump_meta(r, "late"), "yes");
+	cr_assert_eq(emp_dump_meta_count(r), 3);
+	cr_assert_str_eq(emp_dump_end_value(r, "reason"), "test_end");
+	cr_assert_str_eq(emp_dump_end_value(r, "events"), "5");
+	cr_assert_eq(emp_dump_counter(r, "records_written"), 5);
+	cr_assert_eq(emp_dump_method_limit(r), 2);
+	const struct emp_dump_method *m = emp_dump_method(r, 1);
+	cr_assert_not_null(m);
+	cr_assert_eq(m->kind, EMP_FRAME_JAVA);
+	cr_assert_str_eq(m->klass, "t.W");
+	cr_assert_str_eq(m->name, "leaf");
+	cr_assert_str_eq(m->descriptor, "(I)J");
+	cr_assert_str_eq(emp_dump_method(r, 0)->klass, "t.W");
+	cr_assert_eq(emp_dump_thread_limit(r), tid + 1);
+	const struct emp_dump_thread *th = emp_dump_thread(r, tid);
+	cr_assert_not_null(th);
+	cr_assert_str_eq(th->name, "worker");
+	cr_assert_eq(th->flags, EMP_THREAD_JAVA);
+	cr_assert_eq(th->os_tid, (uint64_t)gettid());
+	emp_dump_reader_close(r);
+	unlink(path);
+	emp_options_free(&o);
+}
+
+Test(writer, records_read_back_with_the_thread_running)
+{
+	write_and_read_back(1);
+}
+
+Test(writer, records_read_back_when_never_started)
+{
+	write_and_read_back(0);
+}
