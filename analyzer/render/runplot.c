@@ -76,7 +76,7 @@ static void legend_label(FILE *out, int x, int y, const char *mode, const char *
 	if (n > 26)
 		snprintf(shown, sizeof(shown), "%.12s\xe2\x80\xa6%s", full, full + n - 12);
 	else
-		snprintf(shown, sizeof(shown), "%s", full);
+		memcpy(shown, full, n + 1); /* n <= 26 < sizeof(shown) */
 	fprintf(out, "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\"><title>", x, y);
 	emp_xml_escape(out, full);
 	fputs("</title>", out);
