@@ -6,11 +6,13 @@
 #   thawed frame straight to Continuation.enterSpecial.  With engine=perf and engine=ctimer, every folded stack
 #   holding enterSpecial (a virtual thread's sample) is exactly one of:
 #     complete   rooted in the carrier's ForkJoinWorkerThread.run, and the Java frames after enterSpecial begin
-#                with Continuation.enter, enter0, VirtualThread$VThreadContinuation$1.run, then a VirtualThread
-#                method (run, notifyJvmtiStart/End), or are a prefix of that chain followed by native frames only;
-#     truncated  rooted in [truncated], with a Java frame other than Continuation.enter after enterSpecial;
-#     switching enterSpecial is the last Java frame, native frames only after it, libjvm's first (the continuation is being
-#                thawed or frozen: a freeze's Java frames are not reported, README known limits);
+#                with Continuation.enter, then enter0 or finish; after enter0 VirtualThread$VThreadContinuation$1.run,
+#                then a VirtualThread method (run, notifyJvmtiStart/End); native frames only after the last Java
+#                frame;
+#     truncated  rooted in [truncated], with a Java frame other than Continuation.enter after enterSpecial (or,
+#                with Continuation.enter there, a carrier walk that stopped short of its entry: kept apart);
+#     switching  enterSpecial is the last Java frame, native frames only after it, libjvm's first (the
+#                continuation is being thawed or frozen: a freeze's Java frames are not reported, README limits);
 #   and there are samples of the first two kinds (the run exercised both).  sample_continuation_truncated equals the
 #   truncated ones, sample_truncated all [truncated] stacks of the dump.
 #   JDK 17 (no virtual threads): the same program on platform threads has no enterSpecial and counts 0.
@@ -47,10 +49,14 @@ for engine in perf ctimer; do
     run "$JDK25/bin/java" "vt-$engine" engine=$engine --threads 500 --rounds 20 --work 200000
     python3 - "vt-$engine.folded" "$(info_value "vt-$engine.emp" counters sample_continuation_truncated)" <<'PY' ||
 import sys
-chain = ["jdk.internal.vm.Continuation.enter", "jdk.internal.vm.Continuation.enter0",
-         "java.lang.VirtualThread$VThreadContinuation$1.run"]  # then VirtualThread.run or notifyJvmtiStart/End
+C, V = "jdk.internal.vm.Continuation.", "java.lang.VirtualThread"
+def complete(java):  # the Java frames after enterSpecial: enter, then enter0 or finish; enter0, $1.run, VirtualThread.*
+    ok = java[0] == C + "enter" and (len(java) < 2 or java[1] in (C + "enter0", C + "finish"))
+    if ok and len(java) >= 3 and java[1] == C + "enter0":
+        ok = java[2] == V + "$VThreadContinuation$1.run" and (len(java) < 4 or java[3].startswith(V + "."))
+    return ok
 special = "jdk.internal.vm.Continuation.enterSpecial"
-kinds = {"complete": 0, "truncated": 0, "switching": 0}
+kinds = {"complete": 0, "truncated": 0, "truncated_root": 0, "switching": 0}
 bad = []
 for line in open(sys.argv[1]):
     stack, count = line.rstrip("\n").rsplit(" ", 1)
@@ -65,16 +71,14 @@ for line in open(sys.argv[1]):
         java.append(f)
     native_rest = all("!" in f for f in after[len(java):])
     if frames[0] == "[truncated]":
-        kind = "truncated" if java and java[0] != chain[0] else None
+        # with enter after enterSpecial: the carrier's walk stopped short of its entry (not a continuation's)
+        kind = None if not java else "truncated" if java[0] != C + "enter" else "truncated_root"
     elif frames[0] != "java.util.concurrent.ForkJoinWorkerThread.run":
         kind = None
     elif not java:
         kind = "switching" if after and after[0].startswith("libjvm.so!") and native_rest else None
-    elif len(java) > len(chain):
-        kind = "complete" if java[:len(chain)] == chain and java[len(chain)].startswith("java.lang.VirtualThread.") \
-            else None
     else:
-        kind = "complete" if java == chain[:len(java)] and native_rest else None
+        kind = "complete" if complete(java) and native_rest else None
     if kind is None:
         bad.append(line.strip())
     else:
