@@ -65,8 +65,11 @@ static struct {
 	int exits_done;
 	jmethodID thread_run, thread_exit, thread_uncaught;
 	/* jdk.internal.vm.Continuation's enterSpecial and enter (JDK 21+; NULL before): a walk that passes enterSpecial
-	 * must go on in enter (continuation_truncated()).  Set and read like thread_exit. */
-	jmethodID cont_enter_special, cont_enter;
+	 * must go on in enter (continuation_truncated()).  Set with thread_exit; cont_enter_special is atomic because
+	 * threads the scanner armed (vmthreads.c) take samples without taking the lock: (CE) its store_release, after
+	 * cont_enter, pairs with (CL) the handler's load_acquire; NULL there means no check yet. */
+	_Atomic(jmethodID) cont_enter_special;
+	jmethodID cont_enter;
 } s = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Time the thread of @st was sampled for, from arming until now (CPU time for the cpu engines). */
@@ -103,14 +106,16 @@ static int walk_truncated(const struct emp_sampler_thread *st, int n)
 /* Whether the walk of @n > 0 frames in st->frames passes Continuation.enterSpecial (the bottom frame of a mounted
  * continuation, a virtual thread's above all) to a frame other than Continuation.enter (EMP_SAMPLE_CONT_TRUNCATED).
  * enterSpecial as the leaf (frames[0]) is complete; so is one whose next frame a recovered walk left to the writer
- * (top_pc), which cannot be checked here.  Async-signal-safe: compares words of this thread's frames with constants
- * set before any thread was armed (see s.exits_done); one pass over the frames. */
+ * (top_pc), which cannot be checked here.  Async-signal-safe: compares words of this thread's frames with two
+ * jmethodIDs set once at the first arm() (a lock-free atomic load); one pass over the frames. */
 static int continuation_truncated(const struct emp_sampler_thread *st, int n)
 {
-	if (!s.cont_enter_special)
+	/* (CL) acquire; pairs with (CE) in resolve_entry() */
+	jmethodID special = atomic_load_explicit(&s.cont_enter_special, memory_order_acquire);
+	if (!special)
 		return 0;
 	for (int i = 1; i < n; i++)
-		if (st->frames[i].method_id == s.cont_enter_special && st->frames[i - 1].method_id != s.cont_enter)
+		if (st->frames[i].method_id == special && st->frames[i - 1].method_id != s.cont_enter)
 			return 1;
 	return 0;
 }
@@ -342,10 +347,11 @@ static void resolve_entry(JNIEnv *jni, struct emp_sampler_thread *st)
 		jclass cont = (*jni)->FindClass(jni, "jdk/internal/vm/Continuation");
 		if ((*jni)->ExceptionCheck(jni))
 			(*jni)->ExceptionClear(jni);
-		s.cont_enter_special = method_id(jni, cont, 1, "enterSpecial", "(Ljdk/internal/vm/Continuation;ZZ)V");
+		jmethodID special = method_id(jni, cont, 1, "enterSpecial", "(Ljdk/internal/vm/Continuation;ZZ)V");
 		s.cont_enter = method_id(jni, cont, 1, "enter", "(Ljdk/internal/vm/Continuation;Z)V");
-		if (!s.cont_enter)
-			s.cont_enter_special = NULL; /* a JDK with other names: no check rather than a wrong one */
+		/* (CE) release; pairs with (CL) in continuation_truncated().  A JDK with other names: no check rather than
+		 * a wrong one */
+		atomic_store_explicit(&s.cont_enter_special, s.cont_enter ? special : NULL, memory_order_release);
 		if (cont)
 			(*jni)->DeleteLocalRef(jni, cont);
 		s.exits_done = 1;
