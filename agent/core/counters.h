@@ -39,6 +39,7 @@
 	EMP_RECOVER_OUTCOMES(EMP_COUNTER_RECOVER, X)      /* the recovery's outcomes (outcomes.h) */           \
 	X(SAMPLE_UNRESOLVED, "sample_unresolved_method")  /* a jmethodID JVMTI could not name */               \
 	X(SAMPLE_TRUNCATED, "sample_truncated")           /* walk stopped short of the thread's entry */       \
+	X(SAMPLE_CONT_TRUNCATED, "sample_continuation_truncated") /* ...of them: a continuation's frames lost */ \
 	X(AGCT_OK, "agct_ok")                                                                                  \
 	EMP_AGCT_OUTCOMES(EMP_COUNTER_AGCT, X)                                                                 \
 	X(AGCT_OTHER, "agct_other")                      /* an outcome code AGCT never documented */          \

@@ -91,6 +91,11 @@ struct emp_sample_rec {
 /* A JVM-internal thread's sample (threads=all, vmthreads.c): native frames only, njava = 0, the category
  * in place of the AGCT outcome.  With EMP_SAMPLE_TRUNCATED: the native walk stopped at EMP_VMTHREAD_MAX_NATIVE. */
 #define EMP_SAMPLE_VM 0x4u
+/* With EMP_SAMPLE_TRUNCATED: the walk went from Continuation.enterSpecial (the bottom of a virtual thread's, or any
+ * continuation's, stack) to a frame other than Continuation.enter.  After a remount HotSpot thaws only the top
+ * frames of a continuation onto the carrier's stack (the rest stay in its stack chunk), and AGCT goes from the last
+ * thawed frame straight to enterSpecial: the frames between are missing (counted in sample_continuation_truncated). */
+#define EMP_SAMPLE_CONT_TRUNCATED 0x8u
 
 /* emp_sample_record - the one builder of EMP_REC_SAMPLE records: a record in @ring with @head's fields (hdr is set
  * here), then head->nnative PCs from @natives and head->njava jmethodIDs from @java (may be NULL when njava is 0).
