@@ -1,7 +1,8 @@
 # analyzer/ — emp-analyze, in three layers (each sees only those below it, and dump/):
 #   analyzer/lib     reading and aggregating: input, symtab, cct, trace, calls, profile, iterations, stats, compare
 #                    (verdicts), exactness, timings, folded
-#   analyzer/render  output formats: output (text/csv/json tables), flame (SVG), heatmap (SVG), kieker and chrome
+#   analyzer/render  output formats: output (text/csv/json tables), flame (SVG), diffflame (compare on a flame
+#                    graph), heatmap (SVG), kieker and chrome
 #                    (export's file formats)
 #   analyzer/cli     main(), option parsing and one cmd_<command>.c per command: options -> library -> report
 # analyzer/cli/main.c holds main(); everything else is also linked into the unit tests.

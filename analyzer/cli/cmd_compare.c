@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "compare.h"
+#include "diffflame.h"
 #include "iter_options.h"
 #include "iterations.h"
 #include "output.h"
@@ -48,6 +49,11 @@ static const char usage[] =
 	"  --resamples=B     bootstrap replicates of the ratio's interval (default 1000)\n"
 	"  --seed=S          bootstrap seed (default 1): the same seed gives the same output\n"
 	"  --vm-cost=C       Kalibera-Jones: cost of a new VM in iterations (default: --warmup, at least 1)\n"
+	"  --flame=OUT.svg   also write the differential flame graph: the base's tree (frame width = base mean),\n"
+	"                    frames red (slower) or blue (faster), deeper the further the ratio is from 1 (full at\n"
+	"                    2x), grey unchanged, pale under --min-pct; root causes outlined; tooltip: verdict, ratio,\n"
+	"                    its 95 % interval, p, both means; names elided to fit, in full in the tooltip.  Nodes\n"
+	"                    the base never reached have no frame (the subtitle counts the changed ones)\n"
 	"  --format=F        text (default), csv or json\n"
 	"  --allow-truncated a truncated dump is not an error\n"
 	"\n"
@@ -177,15 +183,33 @@ static void add_data_table(struct emp_report *rep, const struct emp_iter_set *s,
 	emp_report_add(rep, t);
 }
 
+/* --flame: the differential flame graph to @path. */
+static void write_flame(struct emp_cli *cli, const char *path, const struct emp_iter_set *s,
+			const struct emp_compare *c, const struct emp_compare_opts *o, int sample_ns)
+{
+	FILE *out = fopen(path, "w");
+	if (!out) {
+		emp_errorf("--flame: cannot write %s: %s", path, strerror(errno));
+		cli->in.exit_code = EMP_EXIT_ERROR;
+		return;
+	}
+	int rc = emp_diffflame_write(out, s, c, o, s->mode == EMP_ITER_MODE_SAMPLE && !sample_ns ? "samples" : "ns");
+	if (fclose(out) || rc) {
+		emp_errorf("--flame: writing %s failed", path);
+		cli->in.exit_code = EMP_EXIT_ERROR;
+	}
+}
+
 /* The options: the shared ones into @ic, compare's own into @o. */
 static void parse_args(struct emp_cli *cli, int argc, char **argv, struct emp_iter_cli *ic,
-		       struct emp_compare_opts *o)
+		       struct emp_compare_opts *o, const char **flame)
 {
-	enum { OPT_MIN_PCT = EMP_ITER_OPT_FIRST_FREE, OPT_VM_COST };
+	enum { OPT_MIN_PCT = EMP_ITER_OPT_FIRST_FREE, OPT_VM_COST, OPT_FLAME };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS,
 					      EMP_ITER_CLI_OPTS,
 					      { "min-pct", required_argument, NULL, OPT_MIN_PCT },
 					      { "vm-cost", required_argument, NULL, OPT_VM_COST },
+					      { "flame", required_argument, NULL, OPT_FLAME },
 					      { 0, 0, 0, 0 } };
 	emp_iter_cli_init(ic);
 	double min_pct = 1, vm_cost = 0;
@@ -199,6 +223,11 @@ static void parse_args(struct emp_cli *cli, int argc, char **argv, struct emp_it
 			break;
 		case OPT_VM_COST:
 			vm_cost = emp_cli_number(cli, "vm-cost", optarg, 1e-9, 1e12);
+			break;
+		case OPT_FLAME:
+			if (!*optarg)
+				emp_cli_usage_error(cli, "--flame: empty file name");
+			*flame = optarg;
 			break;
 		default:
 			break;
@@ -216,7 +245,8 @@ int emp_cmd_compare(int argc, char **argv)
 	struct emp_cli cli = { .command = "compare", .usage = usage };
 	struct emp_iter_cli ic;
 	struct emp_compare_opts o;
-	parse_args(&cli, argc, argv, &ic, &o);
+	const char *flame = NULL;
+	parse_args(&cli, argc, argv, &ic, &o, &flame);
 
 	struct emp_iter_set *s = emp_iter_new(&ic.io);
 	int nv[2];
@@ -241,6 +271,8 @@ int emp_cmd_compare(int argc, char **argv)
 		add_data_table(rep, s, &c);
 	emp_report_print(rep, stdout);
 	emp_report_free(rep);
+	if (flame)
+		write_flame(&cli, flame, s, &c, &o, ic.io.sample_ns);
 	emp_compare_free(&c);
 	emp_iter_free(s);
 	return cli.in.exit_code;

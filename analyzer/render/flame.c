@@ -49,13 +49,48 @@ struct layout {
 	unsigned width, height;
 };
 
-static uint32_t max_depth(const struct emp_cct *c, enum emp_cct_weight w)
+/* The inclusive weight of @n: the caller's, or the tree's own figure. */
+static double weight(const struct layout *l, const struct emp_cct_node *n)
+{
+	return l->o->weights ? l->o->weights[n->id] : (double)emp_cct_total(n, l->w);
+}
+
+static uint32_t max_depth(const struct layout *l, const struct emp_cct *c)
 {
 	uint32_t d = 0;
 	for (uint32_t id = 0; id < emp_cct_size(c); id++)
-		if (emp_cct_node(c, id)->depth > d && emp_cct_total(emp_cct_node(c, id), w))
+		if (emp_cct_node(c, id)->depth > d && weight(l, emp_cct_node(c, id)) > 0)
 			d = emp_cct_node(c, id)->depth;
 	return d;
+}
+
+struct kid {
+	struct emp_cct_node *n;
+	double w;
+};
+
+static int cmp_kids(const void *a, const void *b)
+{
+	const struct kid *x = a, *y = b;
+	if (x->w != y->w)
+		return x->w < y->w ? 1 : -1;
+	return x->n->gid < y->n->gid ? -1 : x->n->gid > y->n->gid;
+}
+
+/* The children of @n with their weights, heaviest first (the tree's own figures: in emp_cct_cmp() order).
+ * Return: their number; *out is malloc'ed (free it). */
+static size_t kids_of(const struct layout *l, const struct emp_cct_node *n, struct kid **out)
+{
+	struct emp_cct_node **nodes;
+	size_t k = emp_cct_children(n, &nodes, l->o->weights ? NULL : emp_cct_cmp(l->w));
+	struct kid *kids = emp_xcalloc(k ? k : 1, sizeof(*kids));
+	for (size_t i = 0; i < k; i++)
+		kids[i] = (struct kid){ nodes[i], weight(l, nodes[i]) };
+	free(nodes);
+	if (l->o->weights)
+		qsort(kids, k, sizeof(*kids), cmp_kids);
+	*out = kids;
+	return k;
 }
 
 static void color(const struct emp_sym *s, char *buf, size_t len)
@@ -96,29 +131,38 @@ static void label(FILE *out, const char *name, double px)
 
 static void frame(struct layout *l, const struct emp_cct_node *n, double x)
 {
-	double w = (double)emp_cct_total(n, l->w) / l->root;
+	double w = weight(l, n) / l->root;
 	if (w < l->min_frac)
 		return;
-	const struct emp_sym *s = emp_symtab_get(l->st, n->gid);
 	const char *name = emp_symtab_name(l->st, n->gid, l->o->with_desc);
 	double px = PAD + x * (l->width - 2 * PAD), pw = w * (l->width - 2 * PAD);
 	unsigned y = l->height - BOTTOM - n->depth * FRAME_H;
-	char fill[32];
-	color(s, fill, sizeof(fill));
+	struct emp_flame_style st = { 0 };
+	if (l->o->style)
+		l->o->style(n, l->o->style_arg, &st);
+	if (!*st.fill)
+		color(emp_symtab_get(l->st, n->gid), st.fill, sizeof(st.fill));
 	fprintf(l->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%u\"><title>", x, w, n->depth);
 	emp_xml_escape(l->out, name);
-	fprintf(l->out, " (%llu %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"%u\" fill=\"%s\" "
-			"rx=\"2\"/><text x=\"%.1f\" y=\"%u\">",
-		(unsigned long long)emp_cct_total(n, l->w), l->w == EMP_CCT_NS ? "ns" : "samples", 100.0 * w, px, y,
-		pw > 0.5 ? pw - 0.5 : pw, FRAME_H - 1, fill, px + 3, y + FRAME_H - 4);
+	if (*st.tip) {
+		fputs(" (", l->out);
+		emp_xml_escape(l->out, st.tip);
+		fputs(")", l->out);
+	} else {
+		fprintf(l->out, " (%.0f %s, %.2f%%)", weight(l, n), l->w == EMP_CCT_NS ? "ns" : "samples", 100.0 * w);
+	}
+	fprintf(l->out, "</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"%u\" fill=\"%s\" rx=\"2\"%s/>"
+			"<text x=\"%.1f\" y=\"%u\">",
+		px, y, pw > 0.5 ? pw - 0.5 : pw, FRAME_H - 1, st.fill,
+		st.outline ? " style=\"stroke: rgb(0,0,0); stroke-width: 2\"" : "", px + 3, y + FRAME_H - 4);
 	label(l->out, name, pw);
 	fputs("</text></g>\n", l->out);
-	struct emp_cct_node **kids;
-	size_t k = emp_cct_children(n, &kids, emp_cct_cmp(l->w));
+	struct kid *kids;
+	size_t k = kids_of(l, n, &kids);
 	double cx = x;
 	for (size_t i = 0; i < k; i++) {
-		frame(l, kids[i], cx);
-		cx += (double)emp_cct_total(kids[i], l->w) / l->root;
+		frame(l, kids[i].n, cx);
+		cx += kids[i].w / l->root;
 	}
 	free(kids);
 }
@@ -133,7 +177,7 @@ static const char script[] =
 	"  for (var i = 0; i < gs.length; i++) {\n"
 	"    var g = gs[i], t = g.querySelector('title').textContent;\n"
 	"    var f = { g: g, x: +g.getAttribute('data-x'), w: +g.getAttribute('data-w'),\n"
-	"              d: +g.getAttribute('data-d'), name: t.replace(/ \\([0-9]+ (samples|ns), [0-9.]+%\\)$/, ''),\n"
+	"              d: +g.getAttribute('data-d'), name: t.replace(/ \\([^()]*\\)$/, ''),\n"
 	"              rect: g.querySelector('rect'), text: g.querySelector('text'), tip: t };\n"
 	"    f.fill = f.rect.getAttribute('fill');\n"
 	"    g.onclick = zoomer(f);\n"
@@ -201,9 +245,9 @@ int emp_flame_write(FILE *out, struct emp_cct *c, const struct emp_symtab *st, c
 {
 	struct layout l = { .out = out, .st = st, .o = o, .width = o->width ? o->width : 1200, .w = o->weight };
 	struct emp_cct_node *root = emp_cct_root(c);
-	l.root = emp_cct_total(root, l.w) ? (double)emp_cct_total(root, l.w) : 1;
+	l.root = weight(&l, root) > 0 ? weight(&l, root) : 1;
 	l.min_frac = 0.1 / (double)(l.width - 2 * PAD);
-	l.height = TOP + BOTTOM + (max_depth(c, l.w) + 1) * FRAME_H;
+	l.height = TOP + BOTTOM + (max_depth(&l, c) + 1) * FRAME_H;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		     "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
 		     "viewBox=\"0 0 %u %u\" onload=\"init()\">\n",
@@ -231,12 +275,12 @@ int emp_flame_write(FILE *out, struct emp_cct *c, const struct emp_symtab *st, c
 	fprintf(out, "<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"></text>\n", l.width - PAD,
 		l.height - 6);
 	fprintf(out, "<text id=\"details\" x=\"%u\" y=\"%u\"> </text>\n<g id=\"frames\">\n", PAD, l.height - 6);
-	struct emp_cct_node **kids;
-	size_t k = emp_cct_children(root, &kids, emp_cct_cmp(l.w));
+	struct kid *kids;
+	size_t k = kids_of(&l, root, &kids);
 	double x = 0;
 	for (size_t i = 0; i < k; i++) {
-		frame(&l, kids[i], x);
-		x += (double)emp_cct_total(kids[i], l.w) / l.root;
+		frame(&l, kids[i].n, x);
+		x += kids[i].w / l.root;
 	}
 	free(kids);
 	fputs("</g>\n</svg>\n", out);
