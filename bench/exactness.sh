@@ -15,7 +15,8 @@
 #   --full   the paper's 100 VMs per version (~7 hours)
 #   --quick  depths 2 4, Δ 5 %, modes trace and sample 1 ms, 6 VMs, 300+300 iterations (a few minutes)
 # Knobs (env): VMS, DEPTHS, DELTAS, MODES ("pure trace s1 s10 s20"), WARMUP (1000), ITERS (1000), LEAF_CALLS (300),
-#   RESAMPLES (1000), SEED (1), plus runner.sh's JAVA, PIN, BENCH_FLAG_RATIO, BENCH_RESULTS.
+#   RESAMPLES (1000), SEED (1), METRIC (wall: the iteration node's value in the dump modes; cpu: its thread CPU
+#   time, emp-analyze --metric), plus runner.sh's JAVA, PIN, BENCH_FLAG_RATIO, BENCH_RESULTS.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/runner.sh
@@ -84,7 +85,8 @@ for d in $DEPTHS; do
 		if [[ $m == pure ]]; then
 			sel=(--warmup 0 --iteration-name emp.sut.CallTree.runIteration)
 		else
-			sel=(--warmup "$WARMUP" --nodes "emp.sut.CallTree.runIteration,emp.sut.tree.D$d.leaf_0")
+			sel=(--warmup "$WARMUP" --nodes "emp.sut.CallTree.runIteration,emp.sut.tree.D$d.leaf_0"
+				--metric "${METRIC:-wall}")
 		fi
 		for x in $DELTAS; do
 			n=$((n + 1))

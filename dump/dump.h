@@ -15,7 +15,7 @@
 #define EMP_DUMP_MAGIC_LEN    8
 #define EMP_DUMP_HEADER_LEN   16
 #define EMP_DUMP_VERSION_MAJOR 1
-#define EMP_DUMP_VERSION_MINOR 1 /* 1: PAUSES chunks */
+#define EMP_DUMP_VERSION_MINOR 2 /* 1: PAUSES chunks; 2: CPU events */
 
 /* Chunk header: u32 magic "EMPC", u8 type, u8 flags (0), u16 reserved (0), u32 stored length (bytes of the LZ4
  * frame that follows), u32 raw length (bytes after decompression). */
@@ -78,6 +78,8 @@ enum emp_event_kind {
 	EMP_EV_EXIT       = 1, /* rest = 0; normal return of the innermost open method; then tick delta */
 	EMP_EV_EXIT_THROW = 2, /* rest = 0; exceptional exit of the innermost open method; then tick delta */
 	EMP_EV_SAMPLE     = 3, /* rest = thread state; tick delta, varint shared, varint n, n varint frame ids */
+	EMP_EV_CPU        = 4, /* rest = 0; tick delta, varint thread CPU time in ns (CLOCK_THREAD_CPUTIME_ID), read
+				* right after the iteration method's ENTER and right before its EXIT (minor 2) */
 };
 #define EMP_EV_KIND_BITS 3
 
@@ -102,6 +104,7 @@ struct emp_event {
 	uint32_t state;         /* SAMPLE: enum emp_thread_state */
 	uint32_t depth;         /* SAMPLE: number of frames */
 	const uint32_t *frames; /* SAMPLE: method symbol ids, root first, leaf last */
+	uint64_t cpu_ns;        /* CPU: the thread's CPU time */
 };
 
 /* Largest stack a sample may carry; the agent clamps its depth= option to it. */

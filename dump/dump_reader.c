@@ -551,6 +551,16 @@ static int decode_event(struct emp_dump_reader *r, struct emp_event *ev, const c
 			return -1;
 		}
 		break;
+	case EMP_EV_CPU:
+		if (r->minor < 2) {
+			*why = "unknown event kind";
+			return -1;
+		}
+		if (rest || emp_varint_get(&p, end, &ev->cpu_ns)) {
+			*why = "bad CPU event";
+			return -1;
+		}
+		break;
 	case EMP_EV_SAMPLE: {
 		uint64_t shared, n;
 		if (rest >= EMP_STATE_COUNT || emp_varint_get(&p, end, &shared) || emp_varint_get(&p, end, &n) ||

@@ -255,6 +255,15 @@ int emp_dump_events_sample(struct emp_dump_events *b, uint64_t ticks, enum emp_t
 	return 0;
 }
 
+int emp_dump_events_cpu(struct emp_dump_events *b, uint64_t ticks, uint64_t cpu_ns)
+{
+	if (emp_dump_events_open(b, ticks, EMP_VARINT_MAX))
+		return -ENOMEM;
+	emp_dump_events_put(b, EMP_EV_CPU, ticks);
+	b->raw.len += emp_varint_put(b->raw.data + b->raw.len, cpu_ns);
+	return 0;
+}
+
 uint64_t emp_dump_events_count(const struct emp_dump_events *b)
 {
 	return b->count;

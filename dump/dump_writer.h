@@ -69,6 +69,8 @@ void emp_dump_events_free(struct emp_dump_events *b);
 /* @frames: @depth method symbol ids, root first. */
 int emp_dump_events_sample(struct emp_dump_events *b, uint64_t ticks, enum emp_thread_state state,
 			   const uint32_t *frames, uint32_t depth);
+/* @cpu_ns: the thread's CPU time at @ticks (an EMP_EV_CPU event, beside an iteration method's ENTER or EXIT). */
+int emp_dump_events_cpu(struct emp_dump_events *b, uint64_t ticks, uint64_t cpu_ns);
 uint64_t emp_dump_events_count(const struct emp_dump_events *b); /* events in the open chunk */
 
 /* emp_dump_events_open - room for @extra more bytes, and the chunk's head (thread id, base ticks @ticks) when the

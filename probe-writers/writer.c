@@ -208,6 +208,11 @@ static void encode_record(struct wthread *t, const uint8_t *rec, uint32_t size)
 	case EMP_REC_EXIT_THROW:
 		rc = emp_dump_events_exit(t->events, tr->ticks, EMP_REC_TYPE(hdr) == EMP_REC_EXIT_THROW);
 		break;
+	case EMP_REC_CPU: {
+		const struct emp_rec_cpu *c = (const void *)rec;
+		rc = emp_dump_events_cpu(t->events, c->ticks, c->cpu_ns);
+		break;
+	}
 	case EMP_REC_SAMPLE: {
 		uint64_t ticks;
 		enum emp_thread_state st;

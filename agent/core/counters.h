@@ -63,6 +63,7 @@
 	X(NO_THREAD_STATE, "lost_no_thread_state")        /* sample on a thread the agent does not know */     \
 	X(REENTRANT, "lost_reentrant")                    /* probe or handler entered while already inside */  \
 	X(UNBALANCED_EXIT, "trace_unbalanced_exit")       /* exit probe without a matching open entry */       \
+	X(ITER_CPU_LOST, "lost_iteration_cpu")            /* iteration marker's CPU time not read or recorded */ \
 	X(THREADS, "threads")                             /* thread states created */                          \
 	X(WRITE_ERRORS, "write_errors")                   /* the sink failed; later chunks are lost */         \
 	X(SAMPLES, "samples")                             /* samples taken (any outcome) */                    \

@@ -36,6 +36,7 @@ enum emp_ring_type {
 	EMP_REC_EXIT       = 2, /* struct emp_rec_trace */
 	EMP_REC_EXIT_THROW = 3, /* struct emp_rec_trace */
 	EMP_REC_SAMPLE     = 4, /* sampler's record, see sampler.h */
+	EMP_REC_CPU        = 5, /* struct emp_rec_cpu */
 };
 
 #define EMP_REC_TYPE(hdr) ((hdr) >> 24)
@@ -47,6 +48,14 @@ struct emp_rec_trace {
 	uint32_t hdr;
 	uint32_t method; /* method id given by the rewriter */
 	uint64_t ticks;
+};
+
+/* The thread's CPU time at an iteration method's entry (after its ENTER) or exit (before its EXIT): 24 bytes. */
+struct emp_rec_cpu {
+	uint32_t hdr;
+	uint32_t pad;
+	uint64_t ticks;  /* those of the ENTER or EXIT it goes with */
+	uint64_t cpu_ns; /* CLOCK_THREAD_CPUTIME_ID */
 };
 
 struct emp_ring {

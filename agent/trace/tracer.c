@@ -109,6 +109,12 @@ static struct {
 
 /* ---- probe fast path ------------------------------------------------------------------------------------------ */
 
+/* The rewriter passes an iteration method's id with this bit set (select_method()), so that the probes tell the
+ * iteration markers from other calls by a test of their argument: only the markers read the thread's CPU clock.
+ * Method ids stay below 2^26 (dump.h), clear of it. */
+#define ITER_BIT 0x40000000
+
+
 /* A thread that reaches a probe without a state: a virtual thread at its first traced call, threads that started
  * before VMInit (JDK system threads) or that the JVM did not announce with ThreadStart.  Cold path: JVMTI
  * GetThreadInfo and an allocation. */
@@ -173,6 +179,24 @@ static inline struct emp_rec_trace *reserve_with_headroom(struct emp_ring *r, ui
 	return rec;
 }
 
+/* Record the thread's CPU time beside an iteration marker's ENTER or EXIT at @now.  The caller holds the nesting
+ * guard (t->nesting).  clock_gettime() is a system call that neither blocks nor calls the JVM, so the FFM flavour
+ * may run it.  A full ring or a failing clock leaves the iteration without a CPU time (counted); it never waits. */
+static void put_cpu(struct emp_thread *t, uint64_t now)
+{
+	struct timespec ts;
+	struct emp_rec_cpu *rec;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) || !(rec = emp_ring_reserve(&t->ring, sizeof(*rec)))) {
+		emp_count(EMP_C_ITER_CPU_LOST, 1);
+		return;
+	}
+	rec->hdr = EMP_REC_HDR(EMP_REC_CPU, sizeof(*rec));
+	rec->pad = 0;
+	rec->ticks = now;
+	rec->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	commit(t);
+}
+
 /* The common case of an entry, in one pass: the thread has a state, is not inside a dropped subtree, the agent is
  * running and the ring has room.  Return: 0 when the record is committed, 1 when the slow path must run (nothing
  * was changed).  No JNIEnv: the FFM flavour calls this without a thread-state transition (see the file comment);
@@ -184,7 +208,7 @@ static inline int enter_fast(jint id)
 	struct emp_thread *t = emp_tls_thread;
 	/* Relaxed: a hint, see tr.fast. */
 	int fast = atomic_load_explicit(&tr.fast, memory_order_relaxed);
-	if (unlikely(!t || !fast || t->nesting || t->trace_skip))
+	if (unlikely(!t || !fast || t->nesting || t->trace_skip || (id & ITER_BIT)))
 		return 1;
 	t->nesting = 1;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -209,7 +233,7 @@ static inline int exit_fast(jint id, uint32_t type)
 {
 	struct emp_thread *t = emp_tls_thread;
 	if (unlikely(!t || !atomic_load_explicit(&tr.fast, memory_order_relaxed) || t->nesting || t->trace_skip ||
-		     !t->trace_depth))
+		     !t->trace_depth || (id & ITER_BIT)))
 		return 1;
 	t->nesting = 1;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -276,9 +300,11 @@ static __attribute__((noinline, cold)) void JNICALL enter_slow(JNIEnv *env, jcla
 		goto out;
 	}
 	rec->hdr = EMP_REC_HDR(EMP_REC_ENTER, sizeof(*rec));
-	rec->method = (uint32_t)id;
+	rec->method = (uint32_t)(id & ~ITER_BIT);
 	rec->ticks = now;
 	commit(t);
+	if (id & ITER_BIT)
+		put_cpu(t, now);
 out:
 	probe_end(t);
 }
@@ -307,11 +333,14 @@ static __attribute__((noinline, cold)) void exit_slow_common(JNIEnv *env, jint i
 		emp_count(EMP_C_AFTER_SHUTDOWN, 1);
 		goto out;
 	}
-	/* With onfull=drop the entry reserved room for this record, so the wait below is not taken. */
+	if (id & ITER_BIT)
+		put_cpu(t, now);
+	/* With onfull=drop the entry reserved room for this record, so the wait below is not taken (but the CPU
+	 * record just above may have used that room: then the wait is taken, bounded as with onfull=block). */
 	if (unlikely(!(rec = emp_ring_reserve(&t->ring, sizeof(*rec)))) && !(rec = wait_for_room(t)))
 		goto out;
 	rec->hdr = EMP_REC_HDR(type, sizeof(*rec));
-	rec->method = (uint32_t)id;
+	rec->method = (uint32_t)(id & ~ITER_BIT);
 	rec->ticks = now;
 	commit(t);
 out:
@@ -405,11 +434,11 @@ static int32_t select_method(void *ctx, const char *klass, const char *method, c
 	int fresh;
 	int64_t id = emp_symbols_intern_method(EMP_FRAME_JAVA, iter ? EMP_METHOD_ITERATION : 0, klass, method,
 					       descriptor, &fresh);
-	if (id < 0 || id > INT32_MAX)
+	if (id < 0 || id >= ITER_BIT)
 		return -1;
 	sel->selected++;
 	sel->fresh += (unsigned)fresh;
-	return (int32_t)id;
+	return (int32_t)(iter ? id | ITER_BIT : id);
 }
 
 static void count_stats(const struct emp_rewrite_stats *st)

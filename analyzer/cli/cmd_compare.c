@@ -41,6 +41,7 @@ static const char usage[] =
 	"                    emp.sut.CallTree.runIteration, the node path the iteration method has in dumps)\n"
 	"  --run-time=T      a pure mode's DIR of emp-run (EXP/<mode>/<version>, no files of either kind): a VM's\n"
 	"                    value is its run's process time (cpu, default) or elapsed time from EXP/runs.csv\n"
+	EMP_ITER_CLI_CPU_USAGE
 	"  --test=T          mwu (default: Mann-Whitney U as scipy's method='auto'), mwu-commons (commons-math3,\n"
 	"                    as Peass), welch (Welch's t-test)\n"
 	"  --alpha=A         significance level (default 0.01)\n"
@@ -93,6 +94,7 @@ static void add_notes(struct emp_report *rep, const struct emp_iter_set *s, cons
 		emp_report_note(rep, "%s: %s, %d VMs, %u-%u measurement iterations each (after --warmup %u)",
 				g ? "new " : "base", ic->dir[g], nv[g], lo, hi, ic->io.warmup);
 	}
+	emp_iter_cli_cpu_notes(rep, s, ic);
 	emp_report_note(rep, "test %s, alpha %g, ratio = new/base with a 95 %% bootstrap interval (%u resamples, seed %llu)",
 			emp_stats_test_name(o->test), o->alpha, o->resamples, (unsigned long long)o->seed);
 	emp_report_note(rep, "%zu nodes at or above %g %% of the iteration: %zu changed, %zu root causes", c->nrows,

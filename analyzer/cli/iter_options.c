@@ -5,6 +5,8 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "output.h"
+
 void emp_iter_cli_init(struct emp_iter_cli *c)
 {
 	*c = (struct emp_iter_cli){ .test = EMP_STATS_MWU, .alpha = 0.01, .resamples = 1000, .seed = 1 };
@@ -55,9 +57,29 @@ int emp_iter_cli_option(struct emp_cli *cli, struct emp_iter_cli *c, int opt, co
 	case EMP_ITER_OPT_RUN_TIME:
 		c->io.run_time = emp_iter_cli_run_time(cli, arg);
 		return 1;
+	case EMP_ITER_OPT_METRIC:
+		if (!strcmp(arg, "cpu"))
+			c->io.metric = EMP_ITER_METRIC_CPU;
+		else if (!strcmp(arg, "wall"))
+			c->io.metric = EMP_ITER_METRIC_WALL;
+		else
+			emp_cli_usage_error(cli, "--metric=%s: expected wall or cpu", arg);
+		return 1;
+	case EMP_ITER_OPT_DROP_DISTURBED:
+		c->io.drop_disturbed = arg ? emp_cli_number(cli, "drop-disturbed", arg, 1, 1e9) : EMP_ITER_DISTURBED_FACTOR;
+		return 1;
 	default:
 		return 0;
 	}
+}
+
+void emp_iter_cli_cpu_notes(struct emp_report *rep, const struct emp_iter_set *s, const struct emp_iter_cli *c)
+{
+	if (c->io.metric == EMP_ITER_METRIC_CPU)
+		emp_report_note(rep, "metric cpu: the iteration method's value is its thread CPU time in ns");
+	if (c->io.drop_disturbed > 0)
+		emp_report_note(rep, "%llu measurement iterations dropped as disturbed (wall time above %g times the CPU time)",
+				(unsigned long long)s->dropped_disturbed, c->io.drop_disturbed);
 }
 
 void emp_iter_cli_done(struct emp_cli *cli, const struct emp_iter_cli *c, int argc, char **argv)
@@ -66,4 +88,6 @@ void emp_iter_cli_done(struct emp_cli *cli, const struct emp_iter_cli *c, int ar
 		emp_cli_usage_error(cli, "unexpected argument '%s'", argv[optind]);
 	if (!c->dir[0] || !c->dir[1])
 		emp_cli_usage_error(cli, "--base=DIR and --new=DIR are both required");
+	if ((c->io.metric == EMP_ITER_METRIC_CPU || c->io.drop_disturbed > 0) && c->io.iteration_name)
+		emp_cli_usage_error(cli, "--metric=cpu and --drop-disturbed need dumps; --iteration-name is for timing files");
 }

@@ -23,6 +23,8 @@ enum {
 	EMP_ITER_OPT_SEED,
 	EMP_ITER_OPT_ITER_NAME,
 	EMP_ITER_OPT_RUN_TIME,
+	EMP_ITER_OPT_METRIC,
+	EMP_ITER_OPT_DROP_DISTURBED,
 	EMP_ITER_OPT_FIRST_FREE
 };
 #define EMP_ITER_CLI_OPTS                                                                                      \
@@ -35,7 +37,9 @@ enum {
 	{ "resamples", required_argument, NULL, EMP_ITER_OPT_RESAMPLES },                                      \
 	{ "seed", required_argument, NULL, EMP_ITER_OPT_SEED },                                                \
 	{ "iteration-name", required_argument, NULL, EMP_ITER_OPT_ITER_NAME },                                 \
-	{ "run-time", required_argument, NULL, EMP_ITER_OPT_RUN_TIME }
+	{ "run-time", required_argument, NULL, EMP_ITER_OPT_RUN_TIME },                                        \
+	{ "metric", required_argument, NULL, EMP_ITER_OPT_METRIC },                                            \
+	{ "drop-disturbed", optional_argument, NULL, EMP_ITER_OPT_DROP_DISTURBED }
 
 struct emp_iter_cli {
 	const char *dir[2];          /* --base, --new */
@@ -54,6 +58,17 @@ int emp_iter_cli_option(struct emp_cli *cli, struct emp_iter_cli *c, int opt, co
 /* emp_iter_cli_run_time - parse the value of --run-time (cpu or elapsed; a usage error otherwise). */
 enum emp_timings_run_time emp_iter_cli_run_time(struct emp_cli *cli, const char *arg);
 /* emp_iter_cli_done - after the options: no operand may follow, and both sets are required (usage errors). */
+/* The usage lines of --metric and --drop-disturbed, shared by compare and exactness. */
+#define EMP_ITER_CLI_CPU_USAGE                                                                                 \
+	"  --metric=M        dumps: the iteration method's own value is its wall time (wall, default) or its\n"    \
+	"                    thread CPU time in ns (cpu; dumps of format 1.2 recorded with iteration=)\n"          \
+	"  --drop-disturbed[=F]  dumps: drop the measurement iterations whose wall time exceeds F times their CPU\n" \
+	"                    time (default F 1.1), counted in a note\n"
+
+struct emp_report;
+/* emp_iter_cli_cpu_notes - the notes on --metric and --drop-disturbed (none when both are at their defaults). */
+void emp_iter_cli_cpu_notes(struct emp_report *rep, const struct emp_iter_set *s, const struct emp_iter_cli *c);
+
 void emp_iter_cli_done(struct emp_cli *cli, const struct emp_iter_cli *c, int argc, char **argv);
 
 #endif /* EMP_ITER_OPTIONS_H */

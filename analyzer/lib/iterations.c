@@ -22,7 +22,9 @@ struct pair {
 
 /* One iteration of the dump being read: its start and its (node, value) pairs, unsorted, repeats allowed. */
 struct iter {
-	uint64_t tin;
+	uint64_t tin, tout;
+	uint64_t cpu_in, cpu_out; /* the thread CPU times of its first and last CPU event (ns) */
+	unsigned ncpu;      /* its CPU events: 2 for an iteration with a CPU time (more when it recurses) */
 	int done;           /* its EXIT was seen */
 	struct pair *p;
 	size_t n, cap;
@@ -166,6 +168,7 @@ static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_
 		    c->tout >= c->tin ? (double)(c->tout - c->tin) : 0.0);
 	if (c->trace_id == t->trace_id && c->eoi == t->eoi) {
 		l->iters[t->iter].done = 1;
+		l->iters[t->iter].tout = c->tout;
 		t->open = 0;
 	}
 }
@@ -191,6 +194,20 @@ static void on_sample(struct load *l, const struct emp_event *ev)
 		n = emp_cct_child(l->s->cct, n, emp_symtab_map_get(l->map, ev->frames[i]));
 		add(it, n->id, one);
 	}
+}
+
+/* A CPU event inside an open iteration: the first is its entry's, the last its exit's (those of recursive calls of
+ * the iteration method come in between). */
+static void on_cpu(struct load *l, const struct emp_event *ev)
+{
+	struct thr *t = thread_state(l, ev->thread);
+	if (!t->open)
+		return;
+	struct iter *it = &l->iters[t->iter];
+	if (it->ncpu++)
+		it->cpu_out = ev->cpu_ns;
+	else
+		it->cpu_in = ev->cpu_ns;
 }
 
 static int cmp_tin(const void *a, const void *b)
@@ -224,6 +241,50 @@ static size_t merge_pairs(struct iter *it)
 /* Turn the iterations of the file just read into the VM's per-node figures, the first @warmup (by start time)
  * dropped; @scale converts the stored values (ticks to ns in trace mode, 1 in sample mode, where a sample already
  * counts 1 or the interval, and for timing files, which hold ns). */
+/* The measurement iterations' CPU times: drop the disturbed ones (o.drop_disturbed) and, with the cpu metric,
+ * make the iteration node's value the CPU time (ns; @scale converts the node values to ns, @tick_ns ticks).
+ * Return: 0, or -1 after printing one line. */
+static int apply_cpu(struct load *l, double tick_ns, double scale)
+{
+	const struct emp_iter_opts *o = &l->s->o;
+	qsort(l->iters, l->niters, sizeof(*l->iters), cmp_tin);
+	uint32_t root = iter_root(l)->id;
+	size_t w = o->warmup;
+	for (size_t i = o->warmup; i < l->niters; i++) {
+		struct iter *it = &l->iters[i];
+		if (it->ncpu < 2 || it->cpu_out < it->cpu_in) {
+			emp_errorf("%s: iteration %zu has no CPU time (dump format before 1.2, or lost_iteration_cpu)",
+				   l->path, i + 1);
+			for (; i < l->niters; i++) /* the caller frees the first w */
+				free(l->iters[i].p);
+			l->niters = w;
+			return -1;
+		}
+		double cpu = (double)(it->cpu_out - it->cpu_in), wall = (double)(it->tout - it->tin) * tick_ns;
+		if (o->drop_disturbed > 0 && wall > o->drop_disturbed * cpu) {
+			free(it->p);
+			l->s->dropped_disturbed++;
+			continue;
+		}
+		if (o->metric == EMP_ITER_METRIC_CPU) {
+			size_t k = 0;
+			for (size_t j = 0; j < it->n; j++)
+				if (it->p[j].node != root)
+					it->p[k++] = it->p[j];
+			it->n = k;
+			add(it, root, cpu / scale);
+		}
+		l->iters[w++] = *it;
+	}
+	l->niters = w;
+	if (w == o->warmup) {
+		emp_errorf("%s: every measurement iteration is disturbed (wall time above %g times the CPU time)",
+			   l->path, o->drop_disturbed);
+		return -1;
+	}
+	return 0;
+}
+
 static void reduce(struct load *l, struct emp_iter_vm *vm, double scale, unsigned warmup)
 {
 	const struct emp_iter_opts *o = &l->s->o;
@@ -267,6 +328,10 @@ static void reduce(struct load *l, struct emp_iter_vm *vm, double scale, unsigne
  * other kind.  Return: 0 or -1 after printing. */
 static int check_kind(const struct emp_iter_set *s, const char *path, int timing, const char *what)
 {
+	if (timing && (s->o.metric == EMP_ITER_METRIC_CPU || s->o.drop_disturbed > 0)) {
+		emp_errorf("%s: %s, but the cpu metric and dropping disturbed iterations need dumps", path, what);
+		return -1;
+	}
 	if (s->mode == EMP_ITER_MODE_NONE || (s->mode == EMP_ITER_MODE_PURE) == (timing != 0))
 		return 0;
 	emp_errorf("%s: %s, but %s is %s: compare dumps with dumps and timing files with timing files", path, what,
@@ -345,6 +410,8 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, 
 		if (ev.kind == EMP_EV_SAMPLE) {
 			if (s->mode == EMP_ITER_MODE_SAMPLE)
 				on_sample(&l, &ev);
+		} else if (ev.kind == EMP_EV_CPU) {
+			on_cpu(&l, &ev);
 		} else {
 			emp_trace_event(tr, &ev);
 		}
@@ -378,8 +445,11 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, 
 		emp_errorf("%s: %zu complete iterations, none left after --warmup %u", path, l.niters, s->o.warmup);
 		goto out;
 	}
-	reduce(&l, new_vm(s, group, path), s->mode == EMP_ITER_MODE_TRACE ? emp_dump_ticks_to_ns(r, 1.0) : 1.0,
-	       s->o.warmup);
+	double scale = s->mode == EMP_ITER_MODE_TRACE ? emp_dump_ticks_to_ns(r, 1.0) : 1.0;
+	if ((s->o.metric == EMP_ITER_METRIC_CPU || s->o.drop_disturbed > 0) &&
+	    apply_cpu(&l, emp_dump_ticks_to_ns(r, 1.0), scale))
+		goto out;
+	reduce(&l, new_vm(s, group, path), scale, s->o.warmup);
 	rc = 0;
 out:
 	for (size_t i = 0; i < l.niters; i++)

@@ -48,6 +48,13 @@
 /* The kind of a set: none before its first file, the dumps' mode, or pure (timing files). */
 enum emp_iter_mode { EMP_ITER_MODE_NONE, EMP_ITER_MODE_SAMPLE, EMP_ITER_MODE_TRACE, EMP_ITER_MODE_PURE };
 
+/* The iteration method's node value in dumps: its wall-clock time (trace: inclusive duration; sample: samples),
+ * or its thread CPU time in ns from the CPU events at its entry and exit (dump format 1.2, doc/dump-format.md). */
+enum emp_iter_metric { EMP_ITER_METRIC_WALL, EMP_ITER_METRIC_CPU };
+
+/* --drop-disturbed without a factor: an iteration is disturbed when its wall time exceeds its CPU time by 10 %. */
+#define EMP_ITER_DISTURBED_FACTOR 1.1
+
 struct emp_iter_opts {
 	unsigned warmup;          /* iterations dropped at the start of every VM */
 	int sample_ns;            /* sample mode: a sample counts the interval in ns instead of 1 */
@@ -55,6 +62,9 @@ struct emp_iter_opts {
 	size_t nprefix;
 	const char *iteration_name; /* timing sets: the name of their one node; NULL for "iteration" */
 	enum emp_timings_run_time run_time; /* emp-run runs: a run's process time (default) or elapsed time */
+	enum emp_iter_metric metric;        /* dumps: the iteration node's value */
+	double drop_disturbed;    /* dumps: > 0 drops measurement iterations whose wall time exceeds this factor times
+				   * their CPU time; 0 keeps all */
 };
 
 struct emp_iter_vm {
@@ -79,6 +89,7 @@ struct emp_iter_set {
 	char *first_path;         /* the file that set mode, interval and iteration method (for messages) */
 	struct emp_iter_vm *vms;
 	size_t nvms;
+	uint64_t dropped_disturbed; /* measurement iterations dropped by o.drop_disturbed, over all VMs */
 	struct emp_iter_opts o;
 };
 
@@ -91,12 +102,15 @@ void emp_iter_free(struct emp_iter_set *s);
  * Return: 0, or -1 after printing one line: the set holds timing files, o.iteration_name is set (it names the node
  * of timing files only), unreadable dump, mode neither sample nor trace, a mode, iteration method or sampling
  * interval differing from the dumps read before, no iteration markers, or no measurement iteration left after the
- * warm-up. */
+ * warm-up, or (o.metric cpu or o.drop_disturbed) a measurement iteration without CPU times or none left after
+ * dropping the disturbed ones. */
 int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *path);
 /* emp_iter_load_timings - read the java-sut timing file @path as one VM of @group (pure mode).
  * Return: 0, or -1 after printing one line: the set holds dumps, or emp_timings_read() refused the file (no row
  * left after the warm-up among the reasons). */
 int emp_iter_load_timings(struct emp_iter_set *s, unsigned group, const char *path);
+/* (emp_iter_load_timings() and emp_iter_load_dir() also refuse timing files and runs with o.metric cpu or
+ * o.drop_disturbed: those need dumps.) */
 /* emp_iter_load_dir - the run files of the directory @dir (timings.h emp_timings_list()), in name order, as VMs
  * of @group: its *.emp dumps when it holds no *.csv, its *.csv timing files when it holds no *.emp, its emp-run
  * runs when it holds neither.

@@ -209,6 +209,8 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 					continue;
 				}
 			}
+			if (ev.kind == EMP_EV_CPU)
+				continue; /* iteration CPU times: not calls */
 			if (ev.kind != EMP_EV_SAMPLE) {
 				/* ENTER/EXIT/EXIT_THROW: calls, total_ns and self_ns of the same tree (trace.h); the frame
 				 * filters apply to samples only. */

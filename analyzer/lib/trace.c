@@ -170,6 +170,7 @@ void emp_trace_event(struct emp_trace *t, const struct emp_event *ev)
 		leave(t, thread_state(t, ev->thread), ev);
 		break;
 	case EMP_EV_SAMPLE:
+	case EMP_EV_CPU:
 		break;
 	}
 }

@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct emp_event ev;
 	uint64_t n = 0;
 	while (emp_dump_reader_next(r, &ev)) {
-		CHECK(ev.kind <= EMP_EV_SAMPLE);
+		CHECK(ev.kind <= EMP_EV_CPU);
 		CHECK(emp_dump_thread(r, ev.thread) != NULL);
 		if (ev.kind == EMP_EV_ENTER)
 			CHECK(emp_dump_method(r, ev.method) != NULL);
@@ -162,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(strncmp(emp_dump_reader_error(r), path, strlen(path)) == 0);
 	}
 	uint64_t total = 0;
-	for (int k = EMP_EV_ENTER; k <= EMP_EV_SAMPLE; k++)
+	for (int k = EMP_EV_ENTER; k <= EMP_EV_CPU; k++)
 		total += emp_dump_events(r, (enum emp_event_kind)k);
 	CHECK(total == n);
 	for (int t = 0; t < 8; t++)

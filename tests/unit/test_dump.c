@@ -54,6 +54,7 @@ struct xev {
 	uint64_t ticks;
 	uint32_t method, state, depth;
 	uint32_t *frames;
+	uint64_t cpu_ns;
 };
 
 struct xlist {
@@ -101,6 +102,16 @@ static void leave(struct emp_dump_events *b, struct xlist *x, uint32_t thread, u
 	e->ticks = ticks;
 }
 
+static void cpu(struct emp_dump_events *b, struct xlist *x, uint32_t thread, uint64_t ticks, uint64_t cpu_ns)
+{
+	cr_assert_eq(emp_dump_events_cpu(b, ticks, cpu_ns), 0);
+	struct xev *e = xpush(x);
+	e->kind = EMP_EV_CPU;
+	e->thread = thread;
+	e->ticks = ticks;
+	e->cpu_ns = cpu_ns;
+}
+
 static void sample(struct emp_dump_events *b, struct xlist *x, uint32_t thread, uint64_t ticks,
 		   enum emp_thread_state st, const uint32_t *frames, uint32_t depth)
 {
@@ -124,6 +135,9 @@ static void assert_event(const struct emp_event *ev, const struct xev *x, size_t
 	cr_assert_eq(ev->ticks, x->ticks, "event %zu: ticks %" PRIu64 ", expected %" PRIu64, i, ev->ticks, x->ticks);
 	if (x->kind == EMP_EV_ENTER)
 		cr_assert_eq(ev->method, x->method, "event %zu: method", i);
+	if (x->kind == EMP_EV_CPU)
+		cr_assert_eq(ev->cpu_ns, x->cpu_ns, "event %zu: cpu_ns %" PRIu64 ", expected %" PRIu64, i, ev->cpu_ns,
+			     x->cpu_ns);
 	if (x->kind == EMP_EV_SAMPLE) {
 		cr_assert_eq(ev->state, x->state, "event %zu: state", i);
 		cr_assert_eq(ev->depth, x->depth, "event %zu: depth %u, expected %u", i, ev->depth, x->depth);
@@ -329,7 +343,7 @@ Test(dump, header_bytes)
 	struct mem m = { 0 };
 	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
 	cr_assert_eq(emp_dump_write_header(w), 0);
-	static const uint8_t want[16] = { 0x89, 'E', 'M', 'P', '\r', '\n', 0x1a, '\n', 1, 0, 1, 0, 0, 0, 0, 0 };
+	static const uint8_t want[16] = { 0x89, 'E', 'M', 'P', '\r', '\n', 0x1a, '\n', 1, 0, 2, 0, 0, 0, 0, 0 };
 	cr_assert_eq(m.n, 16);
 	cr_assert_arr_eq(m.p, want, 16);
 	emp_dump_writer_free(w);
@@ -345,7 +359,7 @@ Test(dump, round_trip_every_field)
 	cr_assert_not_null(r, "%s", err);
 	cr_assert_str_eq(emp_dump_reader_path(r), path);
 	cr_assert_eq(emp_dump_reader_file_size(r), s.m.n);
-	cr_assert_eq(emp_dump_reader_version_minor(r), 1);
+	cr_assert_eq(emp_dump_reader_version_minor(r), 2);
 	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_READING);
 	cr_assert_str_eq(emp_dump_reader_error(r), "");
 	assert_events(r, &s.x, s.x.n);
@@ -538,6 +552,33 @@ Test(dump, max_depth_and_shared_prefixes)
 	cr_assert_eq(emp_dump_events_sample(b, 600, EMP_STATE_RUNNING, f, EMP_MAX_FRAMES + 1), -EINVAL);
 	cr_assert_eq(emp_dump_events_count(b), count, "a refused sample is not recorded");
 	round_trip_thread0(b, &x, NM, &m, w);
+	emp_dump_events_free(b);
+	emp_dump_writer_free(w);
+	xfree(&x);
+	free(m.p);
+}
+
+/* CPU events (iteration markers' thread CPU times) between trace events and samples, extreme values included. */
+Test(dump, cpu_events_round_trip)
+{
+	struct mem m = { 0 };
+	struct emp_dump_writer *w = writer_with_symbols(&m, 4);
+	struct emp_dump_events *b = emp_dump_events_new(0);
+	struct xlist x = { 0 };
+	enter(b, &x, 0, 1000, 2);
+	cpu(b, &x, 0, 1000, 0);
+	enter(b, &x, 0, 1010, 3);
+	leave(b, &x, 0, 1500, 0);
+	cpu(b, &x, 0, 2000, 123456789);
+	leave(b, &x, 0, 2000, 1);
+	uint32_t f[2] = { 1, 2 };
+	sample(b, &x, 0, 2100, EMP_STATE_RUNNING, f, 2);
+	enter(b, &x, 0, 2200, 2);
+	cpu(b, &x, 0, 2200, UINT64_MAX);
+	cpu(b, &x, 0, 2300, 1);
+	leave(b, &x, 0, 2300, 0);
+	cr_assert_eq(emp_dump_events_count(b), 11);
+	round_trip_thread0(b, &x, 4, &m, w);
 	emp_dump_events_free(b);
 	emp_dump_writer_free(w);
 	xfree(&x);
