@@ -280,17 +280,12 @@ char *emp_experiment_text(const struct emp_experiment *e)
 
 int emp_experiment_save(const struct emp_experiment *e)
 {
-	char *text = emp_experiment_text(e), *path, *tmp;
-	if (asprintf(&path, "%s/experiment.conf", e->dir) < 0 || asprintf(&tmp, "%s.tmp", path) < 0)
+	char *text = emp_experiment_text(e), *path;
+	if (asprintf(&path, "%s/experiment.conf", e->dir) < 0)
 		emp_die("out of memory");
-	int rc = emp_runner_write_file(tmp, text, strlen(text));
-	if (rc == 0 && rename(tmp, path)) {
-		emp_errorf("%s: %s", path, strerror(errno));
-		rc = -1;
-	}
+	int rc = emp_runner_write_file(path, text, strlen(text));
 	free(text);
 	free(path);
-	free(tmp);
 	return rc;
 }
 
@@ -303,16 +298,10 @@ int emp_experiment_load(struct emp_experiment *e, const char *dir)
 {
 	set_defaults(e);
 	char *path;
-	if (asprintf(&path, "%s/experiment.conf", dir) < 0)
-		emp_die("out of memory");
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		int missing = errno == ENOENT;
-		if (!missing)
-			emp_errorf("%s: %s", path, strerror(errno));
-		free(path);
+	int missing;
+	FILE *f = emp_open_in(dir, "experiment.conf", &path, &missing);
+	if (!f)
 		return missing ? 1 : -1;
-	}
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t len;

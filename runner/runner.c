@@ -28,16 +28,26 @@ void emp_runner_bad(const char *fmt, ...)
 
 int emp_runner_write_file(const char *path, const void *data, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char *tmp;
+	if (asprintf(&tmp, "%s.tmp", path) < 0)
+		emp_die("out of memory");
+	int rc = -1, fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		emp_errorf("%s: %s", path, strerror(errno));
-		return -1;
+		emp_errorf("%s: %s", tmp, strerror(errno));
+		goto out;
 	}
-	int rc = emp_runner_append(fd, path, data, len);
+	rc = emp_runner_append(fd, tmp, data, len);
 	if (close(fd) && rc == 0) {
+		emp_errorf("%s: %s", tmp, strerror(errno));
+		rc = -1;
+	}
+	/* rename() after fsync: a crash leaves either the old file or the whole new one, never a torn one. */
+	if (rc == 0 && rename(tmp, path)) {
 		emp_errorf("%s: %s", path, strerror(errno));
 		rc = -1;
 	}
+out:
+	free(tmp);
 	return rc;
 }
 

@@ -14,8 +14,9 @@
 
 /* emp_runner_bad - print one line and exit EMP_RUNNER_EXIT_BAD. */
 __attribute__((noreturn, format(printf, 1, 2))) void emp_runner_bad(const char *fmt, ...);
-/* emp_runner_write_file - create or replace @path with @len bytes of @data and fsync it.  Return: 0 or -1
- * after printing one line. */
+/* emp_runner_write_file - create or replace @path with @len bytes of @data: written to @path.tmp, fsync'ed,
+ * renamed into place (a crash leaves the old file or the new one whole).  Return: 0 or -1 after printing one
+ * line. */
 int emp_runner_write_file(const char *path, const void *data, size_t len);
 /* emp_runner_append - append @len bytes to the open file @fd in one write() and fsync it (a row of a manifest:
  * after a crash it is either all there or a torn last line that emp_runner_trim_torn() removes).

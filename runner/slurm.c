@@ -307,7 +307,7 @@ static void print_failure(const struct emp_experiment *e, size_t i)
 static int merge(const struct emp_experiment *e, char **rows)
 {
 	size_t len = strlen(EMP_MANIFEST_HEADER);
-	char *all = emp_xstrdup(EMP_MANIFEST_HEADER), *path, *tmp;
+	char *all = emp_xstrdup(EMP_MANIFEST_HEADER), *path;
 	for (size_t i = 0; i < emp_experiment_nruns(e); i++) {
 		if (!rows[i])
 			continue;
@@ -316,16 +316,11 @@ static int merge(const struct emp_experiment *e, char **rows)
 		memcpy(all + len, rows[i], rl + 1);
 		len += rl;
 	}
-	if (asprintf(&path, "%s/runs.csv", e->dir) < 0 || asprintf(&tmp, "%s/runs.csv.tmp", e->dir) < 0)
+	if (asprintf(&path, "%s/runs.csv", e->dir) < 0)
 		emp_die("out of memory");
-	int rc = emp_runner_write_file(tmp, all, len);
-	if (!rc && rename(tmp, path)) {
-		emp_errorf("%s: %s", path, strerror(errno));
-		rc = -1;
-	}
+	int rc = emp_runner_write_file(path, all, len);
 	free(all);
 	free(path);
-	free(tmp);
 	return rc;
 }
 

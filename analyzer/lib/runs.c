@@ -64,16 +64,10 @@ int emp_runs_read(const char *exp, struct emp_runs *r)
 {
 	*r = (struct emp_runs){ .factor = 1.1, .slack = 0.05, .threads = 1 };
 	char *path;
-	if (asprintf(&path, "%s/runs.csv", exp) < 0)
-		emp_die("out of memory");
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		int missing = errno == ENOENT;
-		if (!missing)
-			emp_errorf("%s: %s", path, strerror(errno));
-		free(path);
+	int missing;
+	FILE *f = emp_open_in(exp, "runs.csv", &path, &missing);
+	if (!f)
 		return missing ? 1 : -1;
-	}
 	enum { MODE, VERSION, VM, ATTEMPT, EXIT, ELAPSED, CPU, DISTURBED, NCOLS };
 	static const char *const names[NCOLS] = { "mode", "version", "vm", "attempt", "exit", "elapsed_s", "cpu_s",
 						  "disturbed" };

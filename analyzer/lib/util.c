@@ -2,6 +2,7 @@
 /* util.c - see util.h. */
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,4 +65,19 @@ char *emp_xstrdup(const char *s)
 	if (!d)
 		emp_die("out of memory");
 	return d;
+}
+
+FILE *emp_open_in(const char *dir, const char *name, char **path, int *missing)
+{
+	if (asprintf(path, "%s/%s", dir, name) < 0)
+		emp_die("out of memory");
+	FILE *f = fopen(*path, "r");
+	if (f)
+		return f;
+	*missing = errno == ENOENT;
+	if (!*missing)
+		emp_errorf("%s: %s", *path, strerror(errno));
+	free(*path);
+	*path = NULL;
+	return NULL;
 }

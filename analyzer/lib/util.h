@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* util.h - the analyzer's allocation wrappers and fatal errors.  Only the analyzer (a program) may exit; the agent
- * never does. */
+/* util.h - the analyzer's allocation wrappers, fatal errors and opening a file in a directory.  Only the analyzer
+ * (a program) may exit; the agent never does. */
 #ifndef EMP_UTIL_H
 #define EMP_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Exit statuses of emp-analyze (README "Exit status"). */
 #define EMP_EXIT_OK        0
@@ -23,5 +24,10 @@ void *emp_xmalloc(size_t n);
 void *emp_xcalloc(size_t n, size_t size);
 void *emp_xrealloc(void *p, size_t n);
 char *emp_xstrdup(const char *s);
+
+/* emp_open_in - open @dir/@name for reading.  Return: the stream, with *@path its path (the caller frees it); or
+ * NULL with *@path NULL and *@missing 1 when the file does not exist (no message), or *@missing 0 after a one-line
+ * error. */
+FILE *emp_open_in(const char *dir, const char *name, char **path, int *missing);
 
 #endif /* EMP_UTIL_H */
