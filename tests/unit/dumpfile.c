@@ -4,6 +4,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -15,6 +16,22 @@
 int emp_test_file_sink(void *ctx, const void *buf, size_t len)
 {
 	return fwrite(buf, 1, len, ctx) == len ? 0 : -EIO;
+}
+
+int emp_test_run_cmd(int (*cmd)(int, char **), const char *dump, const char *a0, const char *a1, const char *a2,
+		     const char *a3)
+{
+	char *argv[6] = { (char *)a0 };
+	int argc = 1;
+	const char *extra[] = { a1, a2, a3 };
+	for (int i = 0; i < 3; i++)
+		if (extra[i])
+			argv[argc++] = (char *)extra[i];
+	argv[argc++] = (char *)dump;
+	optind = 0; /* glibc: reinitialize getopt for every command run */
+	int rc = cmd(argc, argv);
+	fflush(stdout);
+	return rc;
 }
 
 struct emp_dump_reader *emp_test_read_symbols(void)

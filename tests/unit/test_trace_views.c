@@ -12,7 +12,6 @@
  * cold 100, outer rec 500-300 = 200, inner rec 300-100 = 200.  Traced time: the root calls, 1000 + 500 = 1500. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 
 #include "commands.h"
 #include "dump_writer.h"
+#include "dumpfile.h"
 
 static char dump_path[] = "/tmp/emp-trace-views-XXXXXX";
 
@@ -84,17 +84,7 @@ static void remove_trace_dump(void)
 /* Run @cmd on the dump with up to three options; stdout is redirected by the test. */
 static int run(int (*cmd)(int, char **), const char *a0, const char *a1, const char *a2, const char *a3)
 {
-	char *argv[6] = { (char *)a0 };
-	int argc = 1;
-	const char *extra[] = { a1, a2, a3 };
-	for (int i = 0; i < 3; i++)
-		if (extra[i])
-			argv[argc++] = (char *)extra[i];
-	argv[argc++] = dump_path;
-	optind = 0;
-	int rc = cmd(argc, argv);
-	fflush(stdout);
-	return rc;
+	return emp_test_run_cmd(cmd, dump_path, a0, a1, a2, a3);
 }
 
 TestSuite(trace_views, .init = write_trace_dump, .fini = remove_trace_dump);

@@ -2,7 +2,6 @@
 /* test_views.c - the profile views (tree, top, collapsed, flame) on a dump written here with known samples. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,19 +72,10 @@ static void remove_views_dump(void)
 	unlink(dump_path);
 }
 
+/* Run @cmd on the dump with up to three options; stdout is redirected by the test. */
 static int run(int (*cmd)(int, char **), const char *a0, const char *a1, const char *a2, const char *a3)
 {
-	char *argv[6] = { (char *)a0 };
-	int argc = 1;
-	const char *extra[] = { a1, a2, a3 };
-	for (int i = 0; i < 3; i++)
-		if (extra[i])
-			argv[argc++] = (char *)extra[i];
-	argv[argc++] = dump_path;
-	optind = 0; /* reinitialize getopt for every command run */
-	int rc = cmd(argc, argv);
-	fflush(stdout);
-	return rc;
+	return emp_test_run_cmd(cmd, dump_path, a0, a1, a2, a3);
 }
 
 TestSuite(views, .init = write_views_dump, .fini = remove_views_dump);
