@@ -96,6 +96,12 @@ struct emp_sample_rec {
  * frames of a continuation onto the carrier's stack (the rest stay in its stack chunk), and AGCT goes from the last
  * thawed frame straight to enterSpecial: the frames between are missing (counted in sample_continuation_truncated). */
 #define EMP_SAMPLE_CONT_TRUNCATED 0x8u
+/* The walk passes Continuation.enterSpecial: the sample ran in a continuation (a virtual thread's, above all); with
+ * or without the next two flags (sample_continuation). */
+#define EMP_SAMPLE_CONTINUATION 0x10u
+/* The frames between a thawed frame and enterSpecial were read from the continuation's stack chunks
+ * (continuation.c; sample_continuation_recovered): the walk is complete. */
+#define EMP_SAMPLE_CONT_RECOVERED 0x20u
 
 /* emp_sample_record - the one builder of EMP_REC_SAMPLE records: a record in @ring with @head's fields (hdr is set
  * here), then head->nnative PCs from @natives and head->njava jmethodIDs from @java (may be NULL when njava is 0).
@@ -146,6 +152,22 @@ int emp_agct_init(char *err, size_t errlen);
  * original PC when a recovery succeeded but could not name the method at the edge (it is then missing from
  * st->frames: the writer names it by PC), else 0.  Async-signal-safe (the handler's own thread only). */
 int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recovered_pc);
+
+/* emp_agct_guarded - run @fn(@st, @arg) with agct.c's fault guard set: a SIGSEGV/SIGBUS inside comes back here.
+ * Return: fn's result, or EMP_AGCT_CRASHED after a fault.  Async-signal-safe (the handler's own thread). */
+int emp_agct_guarded(struct emp_sampler_thread *st, int (*fn)(struct emp_sampler_thread *, void *), void *arg);
+
+/* continuation.c */
+/* emp_continuation_init - at the first arm (JNI usable): Continuation.enterSpecial and enter, and the set-up of the
+ * stack-chunk walk (why it is off goes into the dump's META sample_continuation_frames).  Nothing on JDKs without
+ * continuations.  Not signal-safe. */
+void emp_continuation_init(JNIEnv *jni);
+/* emp_continuation_check - the handler, after a walk of @n > 0 frames into st->frames: for each
+ * Continuation.enterSpecial in it, EMP_SAMPLE_CONTINUATION into *@flags; where the frame before it is not
+ * Continuation.enter (frames still in the continuation's stack chunks), read them from the chunks and insert them
+ * (EMP_SAMPLE_CONT_RECOVERED), or mark the walk EMP_SAMPLE_TRUNCATED | EMP_SAMPLE_CONT_TRUNCATED.  Return: the
+ * number of frames now.  Async-signal-safe (see continuation.c). */
+int emp_continuation_check(struct emp_sampler_thread *st, int n, uint8_t *flags);
 
 /* native.c */
 /* emp_native_unwind - PCs of the native frames from @ucontext (leaf first) while libunwind has unwind
