@@ -52,7 +52,8 @@ static struct {
 	_Atomic(jmethodID) enter_special;
 	jmethodID enter;
 	int walk;                          /* the chunk walk is on */
-	int64_t thread_cont, cont_parent, cont_tail; /* field offsets: Thread.cont, Continuation.parent, .tail */
+	int64_t thread_cont, thread_tid;   /* field offsets: Thread.cont, Thread.tid */
+	int64_t cont_parent, cont_tail;    /* Continuation.parent, .tail */
 	int64_t chunk_parent, chunk_size, chunk_sp, chunk_bottom; /* StackChunk.parent, size, sp, bottom */
 	int64_t stack_offset;              /* bytes from a StackChunk to its stack (the class's instance size) */
 	int compressed;                    /* heap references are narrow oops */
@@ -104,13 +105,14 @@ static const char *walk_init(JNIEnv *jni)
 		why = "no jdk.internal.misc.Unsafe.objectFieldOffset";
 	} else {
 		c.thread_cont = field_offset(jni, unsafe, offset_of, "java/lang/Thread", "cont");
+		c.thread_tid = field_offset(jni, unsafe, offset_of, "java/lang/Thread", "tid");
 		c.cont_parent = field_offset(jni, unsafe, offset_of, "jdk/internal/vm/Continuation", "parent");
 		c.cont_tail = field_offset(jni, unsafe, offset_of, "jdk/internal/vm/Continuation", "tail");
 		c.chunk_parent = field_offset(jni, unsafe, offset_of, "jdk/internal/vm/StackChunk", "parent");
 		c.chunk_size = field_offset(jni, unsafe, offset_of, "jdk/internal/vm/StackChunk", "size");
 		c.chunk_sp = field_offset(jni, unsafe, offset_of, "jdk/internal/vm/StackChunk", "sp");
 		c.chunk_bottom = field_offset(jni, unsafe, offset_of, "jdk/internal/vm/StackChunk", "bottom");
-		if (c.thread_cont < 0 || c.cont_parent < 0 || c.cont_tail < 0 || c.chunk_parent < 0 || c.chunk_size < 0 ||
+		if (c.thread_cont < 0 || c.thread_tid < 0 || c.cont_parent < 0 || c.cont_tail < 0 || c.chunk_parent < 0 || c.chunk_size < 0 ||
 		    c.chunk_sp < 0 || c.chunk_bottom < 0)
 			why = "a field of Thread, Continuation or StackChunk is missing";
 		(*jni)->DeleteLocalRef(jni, unsafe);
@@ -312,4 +314,25 @@ int emp_continuation_check(struct emp_sampler_thread *st, int n, uint8_t *flags)
 		k++;
 	}
 	return n;
+}
+
+/* Under the guard: the mounted virtual thread's id into *arg (left 0 when none). */
+static int read_vthread(struct emp_sampler_thread *st, void *arg)
+{
+	uintptr_t carrier = emp_vmstructs_thread_oop(st->vm_thread, 0);
+	uintptr_t vthread = emp_vmstructs_thread_oop(st->vm_thread, 1);
+	if (carrier && vthread && vthread != carrier && !(vthread & 7))
+		*(uint64_t *)arg = (uint64_t)*(const int64_t *)(vthread + (uintptr_t)c.thread_tid);
+	return 0;
+}
+
+uint64_t emp_continuation_vthread(struct emp_sampler_thread *st)
+{
+	uint64_t id = 0;
+	/* (CL) acquire, as in emp_continuation_check(): c.walk and the offsets were set before enter_special */
+	if (!atomic_load_explicit(&c.enter_special, memory_order_acquire) || !c.walk || !st->vm_thread)
+		return 0;
+	if (emp_agct_guarded(st, read_vthread, &id))
+		return 0;
+	return id;
 }

@@ -140,6 +140,7 @@ static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, voi
 		head.flags |= EMP_SAMPLE_TRUNCATED;
 	head.agct = n;
 	head.top_pc = top_pc;
+	head.vthread = emp_continuation_vthread(st);
 	emp_sample_record(&t->ring, &head, st->native, st->frames);
 }
 
@@ -566,7 +567,7 @@ static uint32_t decode_vm(const struct emp_sample_rec *rec, const uint64_t *nati
 }
 
 int emp_sampler_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
-		       uint32_t *frames, uint32_t *depth)
+		       uint32_t *frames, uint32_t *depth, uint64_t *vthread)
 {
 	const struct emp_sample_rec *rec = (const void *)raw;
 	emp_native_refresh(0);
@@ -576,6 +577,7 @@ int emp_sampler_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum 
 	uint32_t d = 0;
 	int64_t id;
 	*ticks = rec->ticks;
+	*vthread = rec->vthread;
 	*state = rec->state < EMP_STATE_COUNT ? (enum emp_thread_state)rec->state : EMP_STATE_UNKNOWN;
 	if (rec->flags & EMP_SAMPLE_VM) {
 		*depth = decode_vm(rec, natives, frames);

@@ -67,7 +67,7 @@ enum emp_agct_outcome {
 #define EMP_SAMPLER_MAX_NATIVE 64
 
 /* The ring record of one sample (EMP_REC_SAMPLE), followed by nnative native PCs (leaf first) and njava
- * jmethodIDs (leaf first, as AGCT returns them).  32 bytes + 8 per frame. */
+ * jmethodIDs (leaf first, as AGCT returns them).  40 bytes + 8 per frame. */
 struct emp_sample_rec {
 	uint32_t hdr;
 	uint8_t state;    /* enum emp_thread_state */
@@ -80,6 +80,7 @@ struct emp_sample_rec {
 	uint32_t njava;
 	uint64_t ticks;
 	uint64_t top_pc;  /* EMP_SAMPLE_RECOVERED: the PC AGCT could not walk from (a compiled method's edge) */
+	uint64_t vthread; /* the virtual thread mounted on the sampled carrier (Thread.threadId()), 0 none or unknown */
 };
 /* AGCT failed with unknown_Java/not_walkable_Java, the re-walk succeeded, and the method at the edge is not among
  * the frames (no jmethodID in the handler): the decoder names it from top_pc */
@@ -113,7 +114,7 @@ int emp_sample_record(struct emp_ring *ring, const struct emp_sample_rec *head, 
  * a stack of symbol ids, root first (pseudo-frames for failed walks, [truncated], a JVM thread's category).  Not
  * static only for its unit test. */
 int emp_sampler_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
-		       uint32_t *frames, uint32_t *depth);
+		       uint32_t *frames, uint32_t *depth, uint64_t *vthread);
 
 /* Per-thread sampler state (emp_thread.sampler).  Allocated when the thread is armed (ThreadStart, on the thread);
  * freed at ThreadEnd on the thread itself, after the engine was stopped, the state left the registry and
@@ -168,6 +169,10 @@ void emp_continuation_init(JNIEnv *jni);
  * (EMP_SAMPLE_CONT_RECOVERED), or mark the walk EMP_SAMPLE_TRUNCATED | EMP_SAMPLE_CONT_TRUNCATED.  Return: the
  * number of frames now.  Async-signal-safe (see continuation.c). */
 int emp_continuation_check(struct emp_sampler_thread *st, int n, uint8_t *flags);
+/* emp_continuation_vthread - the Thread.threadId() of the virtual thread mounted on the calling carrier (the
+ * JavaThread's _vthread when it is not the carrier's own Thread object), 0 when none is mounted or the chunk walk's
+ * set-up is off.  Async-signal-safe (reads under the fault guard). */
+uint64_t emp_continuation_vthread(struct emp_sampler_thread *st);
 
 /* native.c */
 /* emp_native_unwind - PCs of the native frames from @ucontext (leaf first) while libunwind has unwind

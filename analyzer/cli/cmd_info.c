@@ -77,7 +77,7 @@ int emp_cmd_info(int argc, char **argv)
 		uint64_t chunks = 0, total = 0;
 		for (int t = EMP_CHUNK_META; t <= EMP_CHUNK_PAUSES; t++)
 			chunks += emp_dump_chunks(r, (enum emp_chunk_type)t);
-		for (int k = EMP_EV_ENTER; k <= EMP_EV_CPU; k++)
+		for (int k = EMP_EV_ENTER; k <= EMP_EV_VTHREAD; k++)
 			total += emp_dump_events(r, (enum emp_event_kind)k);
 		char fmt[16];
 		snprintf(fmt, sizeof(fmt), "%d.%u", EMP_DUMP_VERSION_MAJOR, emp_dump_reader_version_minor(r));
@@ -127,8 +127,8 @@ int emp_cmd_info(int argc, char **argv)
 					      : th->flags & EMP_THREAD_VM   ? "jvm"
 									    : "");
 		}
-		static const char *const kinds[] = { "enter", "exit", "exit_throw", "sample", "cpu" };
-		for (int k = EMP_EV_ENTER; k <= EMP_EV_CPU; k++) {
+		static const char *const kinds[] = { "enter", "exit", "exit_throw", "sample", "cpu", "vthread" };
+		for (int k = EMP_EV_ENTER; k <= EMP_EV_VTHREAD; k++) {
 			emp_table_row(events);
 			emp_table_str(events, argv[i]);
 			emp_table_str(events, kinds[k]);

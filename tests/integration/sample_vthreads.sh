@@ -43,17 +43,36 @@ run() {
         "$(info_value "$name.emp" counters sample_truncated)"
 }
 
+# check_vthreads NAME: the samples taken on a carrier while it ran a virtual thread are that virtual thread's
+# (`--threads='virtual #*'`): every sample in the hot loop (Chain.inner, which runs only mounted) is among them and
+# no sample of the main thread (a platform thread) is; they exist (VTHREAD events in the dump)
+check_vthreads() {
+    local name=$1
+    "$ANALYZE" collapsed --threads='virtual #*' "$name.emp" >"$name.vfolded" 2>/dev/null || fail "collapsed --threads $name.emp: exit $?"
+    expect_eq "$name: Chain.inner samples attributed to a virtual thread" \
+        "$(awk '/Chain\.inner/ {n += $NF} END {print n + 0}' "$name.folded")" \
+        "$(awk '/Chain\.inner/ {n += $NF} END {print n + 0}' "$name.vfolded")"
+    expect_eq "$name: main-thread samples attributed to a virtual thread" 0 \
+        "$(awk '/VirtualThreads\.main/ {n += $NF} END {print n + 0}' "$name.vfolded")"
+    local switches
+    switches=$(info_value "$name.emp" events vthread)
+    [ "${switches:-0}" -gt 0 ] || fail "$name: no VTHREAD event in the dump"
+}
+
 # --- JDK 17: platform threads, nothing to mark ---------------------------------------------------------------------
 run "$JAVA" p17 engine=auto --kind platform --threads 20 --rounds 10 --work 200000
 expect_eq "JDK 17: stacks through enterSpecial" 0 "$(grep -c 'Continuation\.enterSpecial' p17.folded)"
 expect_eq "JDK 17: sample_continuation_truncated" 0 "$(info_value p17.emp counters sample_continuation_truncated)"
 expect_eq "JDK 17: sample_continuation" 0 "$(info_value p17.emp counters sample_continuation)"
+expect_eq "JDK 17: VTHREAD events" 0 "$(info_value p17.emp events vthread)"
 
 have_jdk25 || skip "sample vthreads: no JDK 25 at $JDK25, the virtual-thread part is not run"
 
 # --- JDK 25: virtual threads ---------------------------------------------------------------------------------------
-for engine in perf ctimer; do
-    run "$JDK25/bin/java" "vt-$engine" engine=$engine --threads 500 --rounds 20 --work 200000
+for engine in perf ctimer wall; do
+    if [ "$engine" = wall ]; then opts=clock=wall; else opts=engine=$engine; fi
+    run "$JDK25/bin/java" "vt-$engine" "$opts" --threads 500 --rounds 20 --work 200000
+    check_vthreads "vt-$engine"
     python3 - "vt-$engine.folded" "$(info_value "vt-$engine.emp" counters sample_continuation)" \
         "$(info_value "vt-$engine.emp" counters sample_continuation_truncated)" \
         "$(info_value "vt-$engine.emp" counters sample_continuation_recovered)" <<'PY' ||

@@ -35,13 +35,14 @@ struct decoded {
 	enum emp_thread_state state;
 	uint32_t depth;
 	uint32_t frames[8];
+	uint64_t vthread;
 };
 
 static struct decoded decode(const struct rec *r, uint32_t size)
 {
 	static uint32_t frames[EMP_MAX_FRAMES];
 	struct decoded d = { .state = EMP_STATE_COUNT };
-	d.rc = emp_sampler_decode((const uint8_t *)r, size, &d.ticks, &d.state, frames, &d.depth);
+	d.rc = emp_sampler_decode((const uint8_t *)r, size, &d.ticks, &d.state, frames, &d.depth, &d.vthread);
 	if (!d.rc) {
 		cr_assert_leq(d.depth, 8);
 		memcpy(d.frames, frames, d.depth * sizeof(*frames));
