@@ -28,10 +28,11 @@
  * or may be forwarded: a raw load is not the object), and the sampler-thread-less attach threads (no JavaThread).
  *
  * Async-signal-safety: the handler-side code reads this thread's frames, JVM structures and heap objects with plain
- * loads under agct.c's fault guard, moves words within the thread's own frame array, and allocates nothing.  The
- * objects cannot move meanwhile: the interrupted thread is running Java code, so no safepoint (hence no moving
- * collection with the collectors above) is in progress; another thread cannot thaw or freeze this thread's
- * continuation.
+ * loads under agct.c's fault guard, moves words within the thread's own frame array, and allocates nothing.  Only
+ * this thread thaws or freezes its continuation, so the chunks do not change under the walk.  A thread sampled while
+ * it runs Java code is not at a safepoint, so no collection moves the objects meanwhile; one sampled while blocked
+ * (clock=wall) may be, and the loads may then see an object's old or new copy: the walk must still end exactly at
+ * each chunk's bottom, through return addresses that have PcDescs, in Continuation.enter, or it is not used.
  */
 #include <string.h>
 
