@@ -45,7 +45,8 @@ run() {
 
 # check_vthreads NAME: the samples taken on a carrier while it ran a virtual thread are that virtual thread's
 # (`--threads='virtual #*'`): every sample in the hot loop (Chain.inner, which runs only mounted) is among them and
-# no sample of the main thread (a platform thread) is; they exist (VTHREAD events in the dump)
+# no sample of the main thread (a platform thread) is; they exist (VTHREAD events in the dump), info counts them
+# alike, and they name between 2 and 500 virtual threads (the program's)
 check_vthreads() {
     local name=$1
     "$ANALYZE" collapsed --threads='virtual #*' "$name.emp" >"$name.vfolded" 2>/dev/null || fail "collapsed --threads $name.emp: exit $?"
@@ -54,9 +55,15 @@ check_vthreads() {
         "$(awk '/Chain\.inner/ {n += $NF} END {print n + 0}' "$name.vfolded")"
     expect_eq "$name: main-thread samples attributed to a virtual thread" 0 \
         "$(awk '/VirtualThreads\.main/ {n += $NF} END {print n + 0}' "$name.vfolded")"
-    local switches
+    local switches distinct
     switches=$(info_value "$name.emp" events vthread)
     [ "${switches:-0}" -gt 0 ] || fail "$name: no VTHREAD event in the dump"
+    expect_eq "$name: info's samples_in_virtual_threads = the samples --threads='virtual #*' selects" \
+        "$(awk '{n += $NF} END {print n + 0}' "$name.vfolded")" \
+        "$(info_value "$name.emp" events samples_in_virtual_threads)"
+    distinct=$(info_value "$name.emp" events virtual_threads_sampled)
+    [ "${distinct:-0}" -ge 2 ] && [ "$distinct" -le 500 ] ||
+        fail "$name: $distinct virtual threads sampled, not in [2, 500] (the program starts 500)"
 }
 
 # --- JDK 17: platform threads, nothing to mark ---------------------------------------------------------------------
