@@ -6,7 +6,9 @@
  *   engine (engine.c)          a timer signal (SIGPROF) on the thread to sample: perf_event CPU clock, a
  *                              thread-CPU-clock POSIX timer, setitimer(ITIMER_PROF), or tgkill by the wall sampler
  *   handler (sampler.c)        AsyncGetCallTrace guarded against faults, with unknown_Java recovery
- *                              (agct.c, using the JVM's structure tables: vmstructs.c), native frames by libunwind (native.c), one ring record;
+ *                              (agct.c, using the JVM's structure tables: vmstructs.c), a virtual thread's frames still
+ *                              in its stack chunks and the virtual thread a carrier runs (continuation.c), native
+ *                              frames by libunwind (native.c), one ring record;
  *                              on a JVM-internal thread (threads=all) native frames only (vmthreads.c)
  *   writer thread (sampler.c)  the decoder turns the record into a stack of symbol ids: jmethodIDs named from
  *                              methods.c's table (filled at class preparation), native PCs with dladdr, failures
