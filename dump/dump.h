@@ -15,7 +15,7 @@
 #define EMP_DUMP_MAGIC_LEN    8
 #define EMP_DUMP_HEADER_LEN   16
 #define EMP_DUMP_VERSION_MAJOR 1
-#define EMP_DUMP_VERSION_MINOR 2 /* 1: PAUSES chunks; 2: CPU events */
+#define EMP_DUMP_VERSION_MINOR 3 /* 1: PAUSES chunks; 2: CPU events; 3: VTHREAD events */
 
 /* Chunk header: u32 magic "EMPC", u8 type, u8 flags (0), u16 reserved (0), u32 stored length (bytes of the LZ4
  * frame that follows), u32 raw length (bytes after decompression). */
@@ -80,6 +80,9 @@ enum emp_event_kind {
 	EMP_EV_SAMPLE     = 3, /* rest = thread state; tick delta, varint shared, varint n, n varint frame ids */
 	EMP_EV_CPU        = 4, /* rest = 0; tick delta, varint thread CPU time in ns (CLOCK_THREAD_CPUTIME_ID), read
 				* right after the iteration method's ENTER and right before its EXIT (minor 2) */
+	EMP_EV_VTHREAD    = 5, /* rest = 0; tick delta, varint id: the virtual thread (Thread.threadId(), 0 none) the
+				* thread ran in its following samples of the chunk, which starts with none (minor 3).  The
+				* reader folds it into those SAMPLE events (emp_event.vthread) and hands out no event */
 };
 #define EMP_EV_KIND_BITS 3
 
@@ -105,6 +108,7 @@ struct emp_event {
 	uint32_t depth;         /* SAMPLE: number of frames */
 	const uint32_t *frames; /* SAMPLE: method symbol ids, root first, leaf last */
 	uint64_t cpu_ns;        /* CPU: the thread's CPU time */
+	uint64_t vthread;       /* SAMPLE: the virtual thread the (carrier) thread ran, Thread.threadId(); 0 none */
 };
 
 /* Largest stack a sample may carry; the agent clamps its depth= option to it. */

@@ -71,6 +71,7 @@ struct emp_dump_reader {
 
 	uint64_t chunk_count[8];
 	uint64_t event_count[8];
+	uint64_t ev_vthread;    /* the open EVENTS chunk's current virtual thread (EMP_EV_VTHREAD) */
 	double hz;             /* cached clock rate, 0 = not computed yet */
 };
 
@@ -489,6 +490,7 @@ static int read_chunk(struct emp_dump_reader *r)
 		r->ev_thread = (uint32_t)thread;
 		r->ev_ticks = base;
 		r->frames_depth = 0;
+		r->ev_vthread = 0;
 		break;
 	}
 	default:
@@ -561,6 +563,16 @@ static int decode_event(struct emp_dump_reader *r, struct emp_event *ev, const c
 			return -1;
 		}
 		break;
+	case EMP_EV_VTHREAD:
+		if (r->minor < 3) {
+			*why = "unknown event kind";
+			return -1;
+		}
+		if (rest || emp_varint_get(&p, end, &r->ev_vthread)) {
+			*why = "bad VTHREAD event";
+			return -1;
+		}
+		break;
 	case EMP_EV_SAMPLE: {
 		uint64_t shared, n;
 		if (rest >= EMP_STATE_COUNT || emp_varint_get(&p, end, &shared) || emp_varint_get(&p, end, &n) ||
@@ -577,6 +589,7 @@ static int decode_event(struct emp_dump_reader *r, struct emp_event *ev, const c
 			r->frames[shared + i] = (uint32_t)id;
 		}
 		ev->state = (uint32_t)rest;
+		ev->vthread = r->ev_vthread;
 		ev->depth = r->frames_depth = (uint32_t)(shared + n);
 		ev->frames = r->frames;
 		break;
@@ -595,7 +608,10 @@ int emp_dump_reader_next(struct emp_dump_reader *r, struct emp_event *ev)
 	for (;;) {
 		if (r->ev_p && r->ev_p < r->ev_end) {
 			const char *why = NULL;
-			if (decode_event(r, ev, &why) == 1)
+			int rc = decode_event(r, ev, &why);
+			if (rc == 1 && ev->kind == EMP_EV_VTHREAD)
+				continue; /* folded into the SAMPLE events that follow */
+			if (rc == 1)
 				return 1;
 			/* The chunk passed its checksum, so this is a writer bug or a crafted file: stop here. */
 			r->status = EMP_DUMP_READING;

@@ -264,6 +264,18 @@ int emp_dump_events_cpu(struct emp_dump_events *b, uint64_t ticks, uint64_t cpu_
 	return 0;
 }
 
+int emp_dump_events_vthread(struct emp_dump_events *b, uint64_t ticks, uint64_t vthread)
+{
+	if (vthread == b->vthread)
+		return 0;
+	if (emp_dump_events_open(b, ticks, EMP_VARINT_MAX))
+		return -ENOMEM;
+	emp_dump_events_put(b, EMP_EV_VTHREAD, ticks);
+	b->raw.len += emp_varint_put(b->raw.data + b->raw.len, vthread);
+	b->vthread = vthread;
+	return 0;
+}
+
 uint64_t emp_dump_events_count(const struct emp_dump_events *b)
 {
 	return b->count;
@@ -277,5 +289,6 @@ int emp_dump_events_flush(struct emp_dump_writer *w, struct emp_dump_events *b)
 	b->raw.len = 0;
 	b->count = 0;
 	b->prev_depth = 0;
+	b->vthread = 0;
 	return rc;
 }

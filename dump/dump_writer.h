@@ -60,6 +60,7 @@ struct emp_dump_events {
 	uint64_t prev_ticks;     /* ticks of the previous event in the open chunk (delta base) */
 	struct emp_buf raw;      /* payload of the open chunk; empty until the first event */
 	uint32_t prev_depth;     /* previous sample's stack, for the shared-prefix encoding */
+	uint64_t vthread;        /* the virtual thread of the chunk's samples so far (EMP_EV_VTHREAD), 0 none */
 	uint32_t *prev_frames;
 	uint32_t prev_cap;
 };
@@ -71,6 +72,9 @@ int emp_dump_events_sample(struct emp_dump_events *b, uint64_t ticks, enum emp_t
 			   const uint32_t *frames, uint32_t depth);
 /* @cpu_ns: the thread's CPU time at @ticks (an EMP_EV_CPU event, beside an iteration method's ENTER or EXIT). */
 int emp_dump_events_cpu(struct emp_dump_events *b, uint64_t ticks, uint64_t cpu_ns);
+/* @vthread: the virtual thread (Thread.threadId(), 0 none) the next samples ran; an EMP_EV_VTHREAD event only when
+ * that differs from the chunk's current one. */
+int emp_dump_events_vthread(struct emp_dump_events *b, uint64_t ticks, uint64_t vthread);
 uint64_t emp_dump_events_count(const struct emp_dump_events *b); /* events in the open chunk */
 
 /* emp_dump_events_open - room for @extra more bytes, and the chunk's head (thread id, base ticks @ticks) when the

@@ -214,12 +214,14 @@ static void encode_record(struct wthread *t, const uint8_t *rec, uint32_t size)
 		break;
 	}
 	case EMP_REC_SAMPLE: {
-		uint64_t ticks;
+		uint64_t ticks, vthread = 0;
 		enum emp_thread_state st;
 		uint32_t depth = 0;
-		if (!w.decode || w.decode(rec, size, &ticks, &st, w.frames, &depth))
+		if (!w.decode || w.decode(rec, size, &ticks, &st, w.frames, &depth, &vthread))
 			return;
-		rc = emp_dump_events_sample(t->events, ticks, st, w.frames, depth);
+		rc = emp_dump_events_vthread(t->events, ticks, vthread);
+		if (!rc)
+			rc = emp_dump_events_sample(t->events, ticks, st, w.frames, depth);
 		break;
 	}
 	case EMP_REC_PAD:

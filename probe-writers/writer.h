@@ -25,11 +25,11 @@
 
 struct emp_sink;
 
-/* Turns one EMP_REC_SAMPLE ring record into a stack of method ids (root first).  Runs on the writer thread, which
- * cannot call JVMTI or JNI (it is not attached to the JVM).  Return: 0, or -1 to drop the record (counted by the
- * decoder itself). */
+/* Turns one EMP_REC_SAMPLE ring record into a stack of method ids (root first) and the id of the virtual thread the
+ * sampled carrier ran (0 none).  Runs on the writer thread, which cannot call JVMTI or JNI (it is not attached to
+ * the JVM).  Return: 0, or -1 to drop the record (counted by the decoder itself). */
 typedef int (*emp_sample_decode_fn)(const uint8_t *rec, uint32_t size, uint64_t *ticks,
-				    enum emp_thread_state *state, uint32_t *frames, uint32_t *depth);
+				    enum emp_thread_state *state, uint32_t *frames, uint32_t *depth, uint64_t *vthread);
 
 /* emp_writer_open - create the encoder on @sink (ownership passes to the writer), write header and META.
  * Return: 0, or -1 with a message in @err. */

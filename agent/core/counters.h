@@ -40,6 +40,13 @@
 	X(SAMPLE_UNRESOLVED, "sample_unresolved_method")  /* a jmethodID JVMTI could not name */               \
 	X(SAMPLE_TRUNCATED, "sample_truncated")           /* walk stopped short of the thread's entry */       \
 	X(SAMPLE_CONT_TRUNCATED, "sample_continuation_truncated") /* ...of them: a continuation's frames lost */ \
+	X(SAMPLE_CONTINUATION, "sample_continuation")     /* walks through Continuation.enterSpecial (virtual threads) */ \
+	X(SAMPLE_CONT_RECOVERED, "sample_continuation_recovered") /* ...frames missing after it read from stack chunks */ \
+	X(CONT_RECOVER_NO_CONTINUATION, "sample_cont_recover_no_continuation") /* ...not: no such mounted continuation */ \
+	X(CONT_RECOVER_BAD_FRAME, "sample_cont_recover_bad_frame") /* ...not: a chunk frame that could not be read */ \
+	X(CONT_RECOVER_NO_ENTER, "sample_cont_recover_no_enter") /* ...not: the chunks end before Continuation.enter */ \
+	X(CONT_RECOVER_DEPTH, "sample_cont_recover_depth") /* ...not: more frames than depth= */                \
+	X(CONT_RECOVER_FAULT, "sample_cont_recover_fault") /* ...not: a read faulted (caught by the guard) */  \
 	X(AGCT_OK, "agct_ok")                                                                                  \
 	EMP_AGCT_OUTCOMES(EMP_COUNTER_AGCT, X)                                                                 \
 	X(AGCT_OTHER, "agct_other")                      /* an outcome code AGCT never documented */          \

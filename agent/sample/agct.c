@@ -157,9 +157,8 @@ int emp_agct_init(char *err, size_t errlen)
 	return 0;
 }
 
-/* Runs @fn(@st, @arg) with the fault guard set: a SIGSEGV/SIGBUS inside comes back here.  Return: fn's result, or
- * EMP_AGCT_CRASHED after a fault. */
-static int guarded(struct emp_sampler_thread *st, int (*fn)(struct emp_sampler_thread *, void *), void *arg)
+/* The fault guard (sampler.h). */
+int emp_agct_guarded(struct emp_sampler_thread *st, int (*fn)(struct emp_sampler_thread *, void *), void *arg)
 {
 	if (sigsetjmp(st->fault_jmp, 1))
 		return EMP_AGCT_CRASHED;
@@ -192,7 +191,7 @@ static int agct_call(struct emp_sampler_thread *st, void *arg)
 static int agct_guarded(struct emp_sampler_thread *st, void *ucontext, emp_asgct_frame *frames, uint32_t depth)
 {
 	struct agct_call c = { ucontext, frames, depth };
-	return guarded(st, agct_call, &c);
+	return emp_agct_guarded(st, agct_call, &c);
 }
 
 /* Where the frame at the PC keeps its caller (x86-64 HotSpot frames: [return address][saved rbp][the rest]). */
@@ -562,7 +561,7 @@ static int find_anchor_pc(struct emp_sampler_thread *st, void *arg)
 static int repair_anchor(struct emp_sampler_thread *st, void *ucontext, int n)
 {
 	struct anchor_fix f = { 0 };
-	int rc = guarded(st, find_anchor_pc, &f);
+	int rc = emp_agct_guarded(st, find_anchor_pc, &f);
 	if (rc) {
 		emp_count(rc == EMP_AGCT_CRASHED ? EMP_C_RECOVER_FAULT : (enum emp_counter)f.outcome, 1);
 		return n;
@@ -637,7 +636,7 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 	greg_t *g = ((ucontext_t *)ucontext)->uc_mcontext.gregs;
 	struct recovery r = { .pc = (uintptr_t)g[REG_RIP], .sp = (uintptr_t)g[REG_RSP], .fp = (uintptr_t)g[REG_RBP],
 			      .rbx = (uintptr_t)g[REG_RBX], .r13 = (uintptr_t)g[REG_R13] };
-	int rc = guarded(st, find_caller, &r), native = 0;
+	int rc = emp_agct_guarded(st, find_caller, &r), native = 0;
 	if (rc == -1 && r.outcome == EMP_C_RECOVER_NO_BLOB && !emp_vmstructs_in_code(r.pc)) {
 		/* not JIT code: native code Java called without a state transition (a leaf call into the VM: the thread
 		 * stays _thread_in_Java and sets no anchor); libunwind knows these frames, then the JIT code follows.
@@ -649,7 +648,7 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 			r.caller_sp = sp;
 			r.caller_fp = fp;
 			r.frameless = native = 1;
-			rc = guarded(st, pop_caller_stub, &r);
+			rc = emp_agct_guarded(st, pop_caller_stub, &r);
 			rc = rc > 0 ? 0 : rc;
 		}
 	}
@@ -658,7 +657,7 @@ int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recov
 		return n;
 	}
 	if (r.frameless)
-		guarded(st, caller_prologue, &r);
+		emp_agct_guarded(st, caller_prologue, &r);
 	/* The call instruction, so that AGCT finds the call site's bytecode */
 	g[REG_RIP] = (greg_t)(r.caller_pc - 1);
 	g[REG_RSP] = (greg_t)r.caller_sp;

@@ -64,12 +64,6 @@ static struct {
 	 * entry is set; a handler reads them only on a thread whose own arm() took the lock afterwards. */
 	int exits_done;
 	jmethodID thread_run, thread_exit, thread_uncaught;
-	/* jdk.internal.vm.Continuation's enterSpecial and enter (JDK 21+; NULL before): a walk that passes enterSpecial
-	 * must go on in enter (continuation_truncated()).  Set with thread_exit; cont_enter_special is atomic because
-	 * threads the scanner armed (vmthreads.c) take samples without taking the lock: (CE) its store_release, after
-	 * cont_enter, pairs with (CL) the handler's load_acquire; NULL there means no check yet. */
-	_Atomic(jmethodID) cont_enter_special;
-	jmethodID cont_enter;
 } s = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Time the thread of @st was sampled for, from arming until now (CPU time for the cpu engines). */
@@ -101,23 +95,6 @@ static int walk_truncated(const struct emp_sampler_thread *st, int n)
 		return (uint32_t)n >= st->depth;
 	jmethodID root = st->frames[n - 1].method_id;
 	return root != st->entry && root != s.thread_exit && root != s.thread_uncaught;
-}
-
-/* Whether the walk of @n > 0 frames in st->frames passes Continuation.enterSpecial (the bottom frame of a mounted
- * continuation, a virtual thread's above all) to a frame other than Continuation.enter (EMP_SAMPLE_CONT_TRUNCATED).
- * enterSpecial as the leaf (frames[0]) is complete; so is one whose next frame a recovered walk left to the writer
- * (top_pc), which cannot be checked here.  Async-signal-safe: compares words of this thread's frames with two
- * jmethodIDs set once at the first arm() (a lock-free atomic load); one pass over the frames. */
-static int continuation_truncated(const struct emp_sampler_thread *st, int n)
-{
-	/* (CL) acquire; pairs with (CE) in resolve_entry() */
-	jmethodID special = atomic_load_explicit(&s.cont_enter_special, memory_order_acquire);
-	if (!special)
-		return 0;
-	for (int i = 1; i < n; i++)
-		if (st->frames[i].method_id == special && st->frames[i - 1].method_id != s.cont_enter)
-			return 1;
-	return 0;
 }
 
 int emp_sample_record(struct emp_ring *ring, const struct emp_sample_rec *head, const uint64_t *natives,
@@ -157,12 +134,13 @@ static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, voi
 	else
 		head.state = head.njava && st->frames[0].lineno == -3 ? EMP_STATE_NATIVE : EMP_STATE_RUNNING;
 	head.flags = top_pc ? EMP_SAMPLE_RECOVERED : 0;
-	if (head.njava && continuation_truncated(st, n))
-		head.flags |= EMP_SAMPLE_TRUNCATED | EMP_SAMPLE_CONT_TRUNCATED;
-	else if (head.njava && walk_truncated(st, n))
+	if (n > 0)
+		head.njava = (uint32_t)(n = emp_continuation_check(st, n, &head.flags));
+	if (n > 0 && !(head.flags & EMP_SAMPLE_TRUNCATED) && walk_truncated(st, n))
 		head.flags |= EMP_SAMPLE_TRUNCATED;
 	head.agct = n;
 	head.top_pc = top_pc;
+	head.vthread = emp_continuation_vthread(st);
 	emp_sample_record(&t->ring, &head, st->native, st->frames);
 }
 
@@ -343,17 +321,7 @@ static void resolve_entry(JNIEnv *jni, struct emp_sampler_thread *st)
 		s.thread_uncaught = method_id(jni, thread, 0, "dispatchUncaughtException", "(Ljava/lang/Throwable;)V");
 		if (thread)
 			(*jni)->DeleteLocalRef(jni, thread);
-		/* a well-known class, loaded with the VM (no ClassPrepare for us); absent before JDK 19 */
-		jclass cont = (*jni)->FindClass(jni, "jdk/internal/vm/Continuation");
-		if ((*jni)->ExceptionCheck(jni))
-			(*jni)->ExceptionClear(jni);
-		jmethodID special = method_id(jni, cont, 1, "enterSpecial", "(Ljdk/internal/vm/Continuation;ZZ)V");
-		s.cont_enter = method_id(jni, cont, 1, "enter", "(Ljdk/internal/vm/Continuation;Z)V");
-		/* (CE) release; pairs with (CL) in continuation_truncated().  A JDK with other names: no check rather than
-		 * a wrong one */
-		atomic_store_explicit(&s.cont_enter_special, s.cont_enter ? special : NULL, memory_order_release);
-		if (cont)
-			(*jni)->DeleteLocalRef(jni, cont);
+		emp_continuation_init(jni);
 		s.exits_done = 1;
 	}
 	pthread_mutex_unlock(&s.lock);
@@ -599,7 +567,7 @@ static uint32_t decode_vm(const struct emp_sample_rec *rec, const uint64_t *nati
 }
 
 int emp_sampler_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
-		       uint32_t *frames, uint32_t *depth)
+		       uint32_t *frames, uint32_t *depth, uint64_t *vthread)
 {
 	const struct emp_sample_rec *rec = (const void *)raw;
 	emp_native_refresh(0);
@@ -609,6 +577,7 @@ int emp_sampler_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum 
 	uint32_t d = 0;
 	int64_t id;
 	*ticks = rec->ticks;
+	*vthread = rec->vthread;
 	*state = rec->state < EMP_STATE_COUNT ? (enum emp_thread_state)rec->state : EMP_STATE_UNKNOWN;
 	if (rec->flags & EMP_SAMPLE_VM) {
 		*depth = decode_vm(rec, natives, frames);
@@ -617,7 +586,12 @@ int emp_sampler_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum 
 	if (!rec->njava) {
 		if ((id = outcome_frame(rec->agct)) >= 0)
 			frames[d++] = (uint32_t)id;
-	} else if (rec->flags & EMP_SAMPLE_TRUNCATED) {
+	}
+	if (rec->flags & EMP_SAMPLE_CONTINUATION)
+		emp_count(EMP_C_SAMPLE_CONTINUATION, 1);
+	if (rec->flags & EMP_SAMPLE_CONT_RECOVERED)
+		emp_count(EMP_C_SAMPLE_CONT_RECOVERED, 1);
+	if (rec->njava && rec->flags & EMP_SAMPLE_TRUNCATED) {
 		/* the frames between the thread's entry and the walk's last frame are unknown */
 		emp_count(EMP_C_SAMPLE_TRUNCATED, 1);
 		if (rec->flags & EMP_SAMPLE_CONT_TRUNCATED)

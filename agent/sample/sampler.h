@@ -6,7 +6,9 @@
  *   engine (engine.c)          a timer signal (SIGPROF) on the thread to sample: perf_event CPU clock, a
  *                              thread-CPU-clock POSIX timer, setitimer(ITIMER_PROF), or tgkill by the wall sampler
  *   handler (sampler.c)        AsyncGetCallTrace guarded against faults, with unknown_Java recovery
- *                              (agct.c, using the JVM's structure tables: vmstructs.c), native frames by libunwind (native.c), one ring record;
+ *                              (agct.c, using the JVM's structure tables: vmstructs.c), a virtual thread's frames still
+ *                              in its stack chunks and the virtual thread a carrier runs (continuation.c), native
+ *                              frames by libunwind (native.c), one ring record;
  *                              on a JVM-internal thread (threads=all) native frames only (vmthreads.c)
  *   writer thread (sampler.c)  the decoder turns the record into a stack of symbol ids: jmethodIDs named from
  *                              methods.c's table (filled at class preparation), native PCs with dladdr, failures
@@ -67,7 +69,7 @@ enum emp_agct_outcome {
 #define EMP_SAMPLER_MAX_NATIVE 64
 
 /* The ring record of one sample (EMP_REC_SAMPLE), followed by nnative native PCs (leaf first) and njava
- * jmethodIDs (leaf first, as AGCT returns them).  32 bytes + 8 per frame. */
+ * jmethodIDs (leaf first, as AGCT returns them).  40 bytes + 8 per frame. */
 struct emp_sample_rec {
 	uint32_t hdr;
 	uint8_t state;    /* enum emp_thread_state */
@@ -80,6 +82,7 @@ struct emp_sample_rec {
 	uint32_t njava;
 	uint64_t ticks;
 	uint64_t top_pc;  /* EMP_SAMPLE_RECOVERED: the PC AGCT could not walk from (a compiled method's edge) */
+	uint64_t vthread; /* the virtual thread mounted on the sampled carrier (Thread.threadId()), 0 none or unknown */
 };
 /* AGCT failed with unknown_Java/not_walkable_Java, the re-walk succeeded, and the method at the edge is not among
  * the frames (no jmethodID in the handler): the decoder names it from top_pc */
@@ -96,6 +99,12 @@ struct emp_sample_rec {
  * frames of a continuation onto the carrier's stack (the rest stay in its stack chunk), and AGCT goes from the last
  * thawed frame straight to enterSpecial: the frames between are missing (counted in sample_continuation_truncated). */
 #define EMP_SAMPLE_CONT_TRUNCATED 0x8u
+/* The walk passes Continuation.enterSpecial: the sample ran in a continuation (a virtual thread's, above all); with
+ * or without the next two flags (sample_continuation). */
+#define EMP_SAMPLE_CONTINUATION 0x10u
+/* The frames between a thawed frame and enterSpecial were read from the continuation's stack chunks
+ * (continuation.c; sample_continuation_recovered): the walk is complete. */
+#define EMP_SAMPLE_CONT_RECOVERED 0x20u
 
 /* emp_sample_record - the one builder of EMP_REC_SAMPLE records: a record in @ring with @head's fields (hdr is set
  * here), then head->nnative PCs from @natives and head->njava jmethodIDs from @java (may be NULL when njava is 0).
@@ -107,7 +116,7 @@ int emp_sample_record(struct emp_ring *ring, const struct emp_sample_rec *head, 
  * a stack of symbol ids, root first (pseudo-frames for failed walks, [truncated], a JVM thread's category).  Not
  * static only for its unit test. */
 int emp_sampler_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
-		       uint32_t *frames, uint32_t *depth);
+		       uint32_t *frames, uint32_t *depth, uint64_t *vthread);
 
 /* Per-thread sampler state (emp_thread.sampler).  Allocated when the thread is armed (ThreadStart, on the thread);
  * freed at ThreadEnd on the thread itself, after the engine was stopped, the state left the registry and
@@ -146,6 +155,26 @@ int emp_agct_init(char *err, size_t errlen);
  * original PC when a recovery succeeded but could not name the method at the edge (it is then missing from
  * st->frames: the writer names it by PC), else 0.  Async-signal-safe (the handler's own thread only). */
 int emp_agct_walk(struct emp_sampler_thread *st, void *ucontext, uint64_t *recovered_pc);
+
+/* emp_agct_guarded - run @fn(@st, @arg) with agct.c's fault guard set: a SIGSEGV/SIGBUS inside comes back here.
+ * Return: fn's result, or EMP_AGCT_CRASHED after a fault.  Async-signal-safe (the handler's own thread). */
+int emp_agct_guarded(struct emp_sampler_thread *st, int (*fn)(struct emp_sampler_thread *, void *), void *arg);
+
+/* continuation.c */
+/* emp_continuation_init - at the first arm (JNI usable): Continuation.enterSpecial and enter, and the set-up of the
+ * stack-chunk walk (why it is off goes into the dump's META sample_continuation_frames).  Nothing on JDKs without
+ * continuations.  Not signal-safe. */
+void emp_continuation_init(JNIEnv *jni);
+/* emp_continuation_check - the handler, after a walk of @n > 0 frames into st->frames: for each
+ * Continuation.enterSpecial in it, EMP_SAMPLE_CONTINUATION into *@flags; where the frame before it is not
+ * Continuation.enter (frames still in the continuation's stack chunks), read them from the chunks and insert them
+ * (EMP_SAMPLE_CONT_RECOVERED), or mark the walk EMP_SAMPLE_TRUNCATED | EMP_SAMPLE_CONT_TRUNCATED.  Return: the
+ * number of frames now.  Async-signal-safe (see continuation.c). */
+int emp_continuation_check(struct emp_sampler_thread *st, int n, uint8_t *flags);
+/* emp_continuation_vthread - the Thread.threadId() of the virtual thread mounted on the calling carrier (the
+ * JavaThread's _vthread when it is not the carrier's own Thread object), 0 when none is mounted or the chunk walk's
+ * set-up is off.  Async-signal-safe (reads under the fault guard). */
+uint64_t emp_continuation_vthread(struct emp_sampler_thread *st);
 
 /* native.c */
 /* emp_native_unwind - PCs of the native frames from @ucontext (leaf first) while libunwind has unwind

@@ -52,6 +52,21 @@ static struct {
 	uintptr_t call_stub_return_addr;         /* &StubRoutines::_call_stub_return_address, 0 unknown */
 	struct field thread_state, thread_anchor, anchor_sp, anchor_fp, anchor_pc;
 	int64_t thread_in_vm;                    /* JavaThreadState _thread_in_vm */
+	/* continuations (JDK 24+ layout; see emp_vmstructs_cont_init) */
+	int cont_ok;
+	struct field thread_obj, thread_vthread;  /* JavaThread::_threadObj, _vthread (OopHandles) */
+	struct field nm_immutable, nm_pcs_offset, nm_scopes_offset, nm_deopt_handler, nm_orig_pc;
+	struct field blob_mutable, blob_mutable_size, blob_reloc_size;
+	struct field nm_immutable_size, nm_deopt_mh_handler;
+	struct field pc_offset, pc_scope;          /* PcDesc::_pc_offset, _scope_decode_offset */
+	int64_t last_sp_offset;                    /* frame::interpreter_frame_last_sp_offset */
+	uintptr_t pcdesc_size;
+	uintptr_t mirror_klass_addr;              /* &java_lang_Class::_klass_offset */
+	struct field klass_layout;                /* Klass::_layout_helper */
+	uintptr_t oop_base_addr, oop_shift_addr;  /* &CompressedOops::_base, _shift (either spelling) */
+	uintptr_t flags_addr, nflags_addr;        /* &JVMFlag::flags, &JVMFlag::numFlags */
+	struct field flag_name, flag_addr;
+	uintptr_t flag_size;
 } vm;
 
 /* --- reading the tables (Agent_OnLoad) --- */
@@ -254,6 +269,45 @@ int emp_vmstructs_init_with(void *(*lookup)(const char *name), char *what, size_
 	vm.anchor_ok = vm.code_ok && !missing;
 	if (!missing)
 		missing = method_missing;
+
+	/* continuations: absent before JDK 21 (no virtual threads), and the nmethod layout read here (immutable data,
+	 * metadata after the relocations in the mutable data) is JDK 24's: older JDKs keep cont_ok 0, unreported */
+	const char *other_missing = missing;
+	missing = NULL;
+	NEED(vm.thread_obj, "JavaThread", "_threadObj");
+	NEED(vm.thread_vthread, "JavaThread", "_vthread");
+	NEED(vm.nm_immutable, "nmethod", "_immutable_data");
+	NEED(vm.nm_pcs_offset, "nmethod", "_scopes_pcs_offset");
+	NEED(vm.nm_scopes_offset, "nmethod", "_scopes_data_offset");
+	NEED(vm.nm_deopt_handler, "nmethod", "_deopt_handler_offset");
+	NEED(vm.nm_orig_pc, "nmethod", "_orig_pc_offset");
+	NEED(vm.nm_immutable_size, "nmethod", "_immutable_data_size");
+	NEED(vm.nm_deopt_mh_handler, "nmethod", "_deopt_mh_handler_offset");
+	if (!int_constant(&in, "frame::interpreter_frame_last_sp_offset", &vm.last_sp_offset) && !missing)
+		missing = "constant frame::interpreter_frame_last_sp_offset";
+	NEED(vm.blob_mutable, "CodeBlob", "_mutable_data");
+	NEED(vm.blob_mutable_size, "CodeBlob", "_mutable_data_size");
+	NEED(vm.blob_reloc_size, "CodeBlob", "_relocation_size");
+	NEED(vm.pc_offset, "PcDesc", "_pc_offset");
+	NEED(vm.pc_scope, "PcDesc", "_scope_decode_offset");
+	vm.pcdesc_size = type_size(&ty, "PcDesc");
+	struct field mk, base, shift, flags, nflags;
+	NEED(mk, "java_lang_Class", "_klass_offset");
+	vm.mirror_klass_addr = mk.off;
+	NEED(vm.klass_layout, "Klass", "_layout_helper");
+	EITHER(base, "CompressedOops", "_base", "CompressedOops", "_narrow_oop._base");
+	EITHER(shift, "CompressedOops", "_shift", "CompressedOops", "_narrow_oop._shift");
+	vm.oop_base_addr = base.off;
+	vm.oop_shift_addr = shift.off;
+	NEED(flags, "JVMFlag", "flags");
+	NEED(nflags, "JVMFlag", "numFlags");
+	vm.flags_addr = flags.off;
+	vm.nflags_addr = nflags.off;
+	NEED(vm.flag_name, "JVMFlag", "_name");
+	NEED(vm.flag_addr, "JVMFlag", "_addr");
+	vm.flag_size = type_size(&ty, "JVMFlag");
+	vm.cont_ok = vm.method_ok && !missing && vm.pcdesc_size >= 8 && vm.flag_size && vm.sender_sp_offset;
+	missing = other_missing;
 #undef EITHER
 #undef NEED
 	if (code_missing || missing)
@@ -413,4 +467,137 @@ int emp_vmstructs_interpreter_sender_sp(void)
 int emp_vmstructs_is_call_stub_return(uintptr_t pc)
 {
 	return vm.code_ok && vm.call_stub_return_addr && pc == word(vm.call_stub_return_addr);
+}
+
+/* --- continuations (JDK 24+ nmethod layout) --- */
+
+int emp_vmstructs_cont_ok(void)
+{
+	return vm.cont_ok;
+}
+
+int emp_vmstructs_flag(const char *name, int *value)
+{
+	if (!vm.cont_ok)
+		return -1;
+	uintptr_t flags = word(vm.flags_addr);
+	size_t n = (size_t)word(vm.nflags_addr);
+	for (size_t i = 0; flags && i < n; i++) {
+		uintptr_t f = flags + i * vm.flag_size;
+		const char *fname = (const char *)word(f + vm.flag_name.off);
+		if (!fname || strcmp(fname, name))
+			continue;
+		const uint8_t *addr = (const uint8_t *)word(f + vm.flag_addr.off);
+		if (!addr)
+			return -1;
+		*value = *addr;
+		return 0;
+	}
+	return -1;
+}
+
+void emp_vmstructs_narrow_oops(uintptr_t *base, int *shift)
+{
+	*base = vm.cont_ok ? word(vm.oop_base_addr) : 0;
+	*shift = vm.cont_ok ? *(const int *)vm.oop_shift_addr : 0;
+}
+
+int64_t emp_vmstructs_instance_size(uintptr_t mirror)
+{
+	if (!vm.cont_ok || !mirror)
+		return -1;
+	uintptr_t klass = word(mirror + (uintptr_t)*(const int *)vm.mirror_klass_addr);
+	/* an instance class's layout helper is its instance size in bytes; bit 0 asks for the slow allocation path */
+	int64_t lh = klass ? rd(klass, &vm.klass_layout) : 0;
+	return lh > 0 ? lh & ~(int64_t)7 : -1;
+}
+
+int emp_vmstructs_interpreter_method(void)
+{
+	return vm.cont_ok ? (int)vm.last_sp_offset - 1 : 0;
+}
+
+int emp_vmstructs_interpreter_locals(void)
+{
+	return vm.cont_ok ? (int)vm.last_sp_offset - 5 : 0;
+}
+
+uintptr_t emp_vmstructs_thread_oop(uintptr_t thread, int vthread)
+{
+	if (!vm.cont_ok || !thread)
+		return 0;
+	uintptr_t slot = word(thread + (vthread ? vm.thread_vthread.off : vm.thread_obj.off));
+	return slot ? word(slot) : 0;
+}
+
+/* One UNSIGNED5 value (HotSpot's CompressedReadStream::read_int: bytes 1..191 end a value, 192..255 carry 6 more
+ * bits each, at most 5 bytes, 0 never occurs) at @p[*pos], below @limit.  Return: 0, or -1 when it runs past
+ * @limit or holds a 0 byte. */
+static int read_u5(const uint8_t *p, uint32_t limit, uint32_t *pos, uint32_t *value)
+{
+	uint32_t sum = 0;
+	for (int i = 0, shift = 0; i < 5; i++, shift += 6) {
+		if (*pos >= limit || !p[*pos])
+			return -1;
+		uint32_t b = p[(*pos)++];
+		sum += (b - 1) << shift;
+		if (b < 192 || i == 4)
+			break;
+	}
+	*value = sum;
+	return 0;
+}
+
+int emp_vmstructs_scopes(const struct emp_vm_blob *b, uintptr_t pc, uintptr_t sp, uintptr_t *methods, int max)
+{
+	if (!vm.cont_ok || !b->is_nmethod || max < 1)
+		return -1;
+	uintptr_t blob = b->blob;
+	if (pc == blob + (uintptr_t)rd(blob, &vm.nm_deopt_handler) ||
+	    pc == blob + (uintptr_t)rd(blob, &vm.nm_deopt_mh_handler)) /* deoptimized: the pc it had is in the frame */
+		pc = word(sp + (uintptr_t)rd(blob, &vm.nm_orig_pc));
+	if (pc < b->code_begin || pc >= b->code_end)
+		return -1;
+	int64_t off = (int64_t)(pc - b->code_begin), pcs = rd(blob, &vm.nm_pcs_offset);
+	int64_t scopes = rd(blob, &vm.nm_scopes_offset), size = rd(blob, &vm.nm_immutable_size);
+	uintptr_t imm = word(blob + vm.nm_immutable.off);
+	if (!imm || pcs < 0 || scopes < pcs || size < scopes || size > (1 << 28))
+		return -1;
+	/* the PcDescs are sorted by pc offset; a return address has one of its own */
+	uint64_t lo = 0, hi = (uint64_t)(scopes - pcs) / vm.pcdesc_size, desc = 0;
+	while (lo < hi && !desc) {
+		uint64_t mid = (lo + hi) / 2;
+		uintptr_t d = imm + (uintptr_t)pcs + mid * vm.pcdesc_size;
+		int64_t o = rd(d, &vm.pc_offset);
+		if (o == off)
+			desc = d;
+		else if (o < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!desc)
+		return -1;
+	uint32_t decode = (uint32_t)rd(desc, &vm.pc_scope);
+	if (!decode) { /* no debug information at this pc: the nmethod's own method */
+		methods[0] = word(blob + vm.nm_method.off);
+		return 1;
+	}
+	/* each scope: sender's decode offset, method (an index into the metadata after the relocations, from 1), bci
+	 * (ScopeDesc::decode_body); the first is the innermost inlined method */
+	const uint8_t *data = (const uint8_t *)(imm + (uintptr_t)scopes);
+	uint32_t limit = (uint32_t)(size - scopes);
+	uintptr_t metadata = word(blob + vm.blob_mutable.off) + (uintptr_t)rd(blob, &vm.blob_reloc_size);
+	int64_t nmeta = (rd(blob, &vm.blob_mutable_size) - rd(blob, &vm.blob_reloc_size)) / 8;
+	for (int n = 0; n < max; n++) {
+		uint32_t pos = decode, sender, index;
+		if (read_u5(data, limit, &pos, &sender) || read_u5(data, limit, &pos, &index) || !index ||
+		    index > nmeta)
+			return -1;
+		methods[n] = word(metadata + 8u * (index - 1));
+		if (!sender)
+			return n + 1;
+		decode = sender;
+	}
+	return -1; /* deeper than @max */
 }

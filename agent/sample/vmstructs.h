@@ -70,4 +70,30 @@ int emp_vmstructs_is_call_stub_return(uintptr_t pc);
  * or -1 when the tables lack the fields. */
 int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a);
 
+/* Continuations (continuation.c).  The queries below answer only on a JVM whose tables have every field they need
+ * and whose nmethods keep their debug information in the immutable data and their metadata after the relocations
+ * in the mutable data (JDK 24+; JDK 21-23 lay nmethods out otherwise): emp_vmstructs_cont_ok() says so. */
+int emp_vmstructs_cont_ok(void);
+/* emp_vmstructs_flag - the value of the bool VM flag @name (JVMFlag::flags).  Not for the signal handler (it
+ * compares names).  Return: 0, or -1 when there is no such flag. */
+int emp_vmstructs_flag(const char *name, int *value);
+/* emp_vmstructs_narrow_oops - CompressedOops' base and shift (set once the heap is reserved: read them at VMInit). */
+void emp_vmstructs_narrow_oops(uintptr_t *base, int *shift);
+/* emp_vmstructs_instance_size - the instance size in bytes of the class whose java.lang.Class object is at
+ * @mirror (Klass::_layout_helper), or -1. */
+int64_t emp_vmstructs_instance_size(uintptr_t mirror);
+/* emp_vmstructs_interpreter_method, _locals - the word offsets from an interpreted frame's rbp of its Method* and
+ * of its locals pointer (x86-64 frame_x86.hpp: method is one below last_sp, locals five below; 0 when off). */
+int emp_vmstructs_interpreter_method(void);
+int emp_vmstructs_interpreter_locals(void);
+/* emp_vmstructs_thread_oop - the java.lang.Thread of the JavaThread @thread (@vthread 0: JavaThread::_threadObj,
+ * the carrier's own; 1: _vthread, the mounted virtual thread, or the thread itself when none is mounted), 0 when
+ * off.  Plain pointers (OopHandle slots hold uncompressed oops). */
+uintptr_t emp_vmstructs_thread_oop(uintptr_t thread, int vthread);
+/* emp_vmstructs_scopes - the Java methods (Method*, innermost inlined first) of compiled method @b at the return
+ * address @pc of its frame at @sp (a deoptimized frame's original pc is found there), from its PcDesc at that pc and
+ * its scope descriptors, into @methods.  Return: how many (1..@max), or -1 (no PcDesc at @pc, bad debug
+ * information, deeper than @max, or off). */
+int emp_vmstructs_scopes(const struct emp_vm_blob *b, uintptr_t pc, uintptr_t sp, uintptr_t *methods, int max);
+
 #endif /* EMP_VMSTRUCTS_H */

@@ -14,8 +14,15 @@ static const char usage[] =
 	"For each dump: its status (complete, truncated, corrupt) and size, the run's description (agent and JVM\n"
 	"versions, options, pid, start time, clock), its threads with their event counts and kind (java: announced\n"
 	"by JVMTI; virtual: a virtual thread, traced whatever carriers ran it; jvm: one of the JVM's own threads,\n"
-	"sampled with threads=all), event counts by kind, and the agent's counters (losses by reason, rewriter\n"
-	"and sampler outcomes).\n";
+	"sampled with threads=all), event counts by kind (vthread: sample mode's changes of the virtual thread a\n"
+	"carrier ran; then the samples carriers took while they ran a virtual thread, and how many virtual threads\n"
+	"those were), and the agent's counters (losses by reason, rewriter and sampler outcomes).\n";
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
 
 static const char *status_name(enum emp_dump_status s)
 {
@@ -57,9 +64,16 @@ int emp_cmd_info(int argc, char **argv)
 		if (!r)
 			continue;
 		uint64_t *per_thread = NULL, *per_thread_samples = NULL;
+		uint64_t *vthreads = NULL; /* the virtual thread of each sample a carrier took while it ran one */
+		size_t nv = 0, vcap = 0;
 		uint32_t cap = 0;
 		struct emp_event ev;
 		while (emp_dump_reader_next(r, &ev)) {
+			if (ev.kind == EMP_EV_SAMPLE && ev.vthread) {
+				if (nv == vcap)
+					vthreads = emp_xrealloc(vthreads, (vcap = vcap ? 2 * vcap : 1024) * sizeof(*vthreads));
+				vthreads[nv++] = ev.vthread;
+			}
 			if (ev.thread >= cap) {
 				uint32_t n = ev.thread + 64;
 				per_thread = emp_xrealloc(per_thread, n * sizeof(*per_thread));
@@ -77,7 +91,7 @@ int emp_cmd_info(int argc, char **argv)
 		uint64_t chunks = 0, total = 0;
 		for (int t = EMP_CHUNK_META; t <= EMP_CHUNK_PAUSES; t++)
 			chunks += emp_dump_chunks(r, (enum emp_chunk_type)t);
-		for (int k = EMP_EV_ENTER; k <= EMP_EV_CPU; k++)
+		for (int k = EMP_EV_ENTER; k <= EMP_EV_VTHREAD; k++)
 			total += emp_dump_events(r, (enum emp_event_kind)k);
 		char fmt[16];
 		snprintf(fmt, sizeof(fmt), "%d.%u", EMP_DUMP_VERSION_MAJOR, emp_dump_reader_version_minor(r));
@@ -127,13 +141,27 @@ int emp_cmd_info(int argc, char **argv)
 					      : th->flags & EMP_THREAD_VM   ? "jvm"
 									    : "");
 		}
-		static const char *const kinds[] = { "enter", "exit", "exit_throw", "sample", "cpu" };
-		for (int k = EMP_EV_ENTER; k <= EMP_EV_CPU; k++) {
+		static const char *const kinds[] = { "enter", "exit", "exit_throw", "sample", "cpu", "vthread" };
+		for (int k = EMP_EV_ENTER; k <= EMP_EV_VTHREAD; k++) {
 			emp_table_row(events);
 			emp_table_str(events, argv[i]);
 			emp_table_str(events, kinds[k]);
 			emp_table_int(events, (int64_t)emp_dump_events(r, (enum emp_event_kind)k));
 		}
+		/* sample mode: the samples carriers took while they ran a virtual thread, and how many virtual threads */
+		qsort(vthreads, nv, sizeof(*vthreads), cmp_u64);
+		size_t distinct = 0;
+		for (size_t k = 0; k < nv; k++)
+			distinct += !k || vthreads[k] != vthreads[k - 1];
+		free(vthreads);
+		emp_table_row(events);
+		emp_table_str(events, argv[i]);
+		emp_table_str(events, "samples_in_virtual_threads");
+		emp_table_int(events, (int64_t)nv);
+		emp_table_row(events);
+		emp_table_str(events, argv[i]);
+		emp_table_str(events, "virtual_threads_sampled");
+		emp_table_int(events, (int64_t)distinct);
 		for (size_t k = 0; k < emp_dump_counter_count(r); k++) {
 			const char *name;
 			uint64_t value;

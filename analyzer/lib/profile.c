@@ -59,6 +59,17 @@ static int match_list(const char *list, const char *s)
 	return 0;
 }
 
+/* A sample a carrier took while it ran a virtual thread is that virtual thread's too: `virtual #N` (the name trace
+ * mode gives a virtual thread without one, N = Thread.threadId()). */
+static int vthread_wanted(const char *list, const struct emp_event *ev)
+{
+	char name[40];
+	if (ev->kind != EMP_EV_SAMPLE || !ev->vthread)
+		return 0;
+	snprintf(name, sizeof(name), "virtual #%" PRIu64, ev->vthread);
+	return match_list(list, name);
+}
+
 static int thread_wanted(const char *list, const struct emp_dump_thread *th)
 {
 	char tid[24];
@@ -204,7 +215,7 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 					const struct emp_dump_thread *th = emp_dump_thread(r, ev.thread);
 					twant[ev.thread] = thread_wanted(po->threads, th) ? 2 : 1;
 				}
-				if (twant[ev.thread] != 2) {
+				if (twant[ev.thread] != 2 && !vthread_wanted(po->threads, &ev)) {
 					p->filtered += ev.kind == EMP_EV_SAMPLE;
 					continue;
 				}

@@ -45,7 +45,8 @@ enum { EMP_OPT_THREADS = 1100, EMP_OPT_INCLUDE, EMP_OPT_EXCLUDE, EMP_OPT_SIGNATU
 	{ "exclude", required_argument, NULL, EMP_OPT_EXCLUDE },                                               \
 	{ "signatures", no_argument, NULL, EMP_OPT_SIGNATURES }
 #define EMP_PROFILE_USAGE                                                                                      \
-	"  --threads=LIST    only these threads: comma-separated name globs or OS thread ids\n"                   \
+	"  --threads=LIST    only these threads: comma-separated name globs or OS thread ids; a sample a carrier\n"  \
+	"                    took while it ran a virtual thread also matches `virtual #N` (N its Thread.threadId())\n" \
 	"  --include=GLOBS   only samples with a frame matching one of the comma-separated globs\n"              \
 	"  --exclude=GLOBS   drop samples with a frame matching one of the globs\n"                               \
 	"  --signatures      Java methods with their descriptor: pkg.Class.method(I)V\n"

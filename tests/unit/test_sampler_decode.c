@@ -35,13 +35,14 @@ struct decoded {
 	enum emp_thread_state state;
 	uint32_t depth;
 	uint32_t frames[8];
+	uint64_t vthread;
 };
 
 static struct decoded decode(const struct rec *r, uint32_t size)
 {
 	static uint32_t frames[EMP_MAX_FRAMES];
 	struct decoded d = { .state = EMP_STATE_COUNT };
-	d.rc = emp_sampler_decode((const uint8_t *)r, size, &d.ticks, &d.state, frames, &d.depth);
+	d.rc = emp_sampler_decode((const uint8_t *)r, size, &d.ticks, &d.state, frames, &d.depth, &d.vthread);
 	if (!d.rc) {
 		cr_assert_leq(d.depth, 8);
 		memcpy(d.frames, frames, d.depth * sizeof(*frames));
@@ -101,6 +102,23 @@ Test(sampler_decode, stacks_from_records)
 	cr_assert_eq(emp_counter_get(EMP_C_SAMPLE_TRUNCATED), 1);
 	cr_assert_eq(emp_counter_get(EMP_C_SAMPLE_UNRESOLVED), 1);
 
+	/* virtual threads: a walk through enterSpecial whose missing frames were read from the chunks is counted in
+	 * sample_continuation and _recovered and is not [truncated]; one whose frames could not be read is
+	 * [truncated], counted in sample_continuation, _truncated and sample_truncated; the virtual thread the
+	 * carrier ran comes out as recorded */
+	struct rec cont = { .head = { .flags = EMP_SAMPLE_CONTINUATION | EMP_SAMPLE_CONT_RECOVERED, .agct = 1,
+				      .njava = 1, .vthread = 77 },
+			    .pcs = { 0 } };
+	d = decode(&cont, size_of(&cont));
+	cr_assert(d.rc == 0 && d.depth == 1 && d.frames[0] == 4 && d.vthread == 77);
+	cont.head.flags = EMP_SAMPLE_CONTINUATION | EMP_SAMPLE_TRUNCATED | EMP_SAMPLE_CONT_TRUNCATED;
+	d = decode(&cont, size_of(&cont));
+	cr_assert(d.rc == 0 && d.depth == 2 && d.frames[0] == 3 && d.frames[1] == 4);
+	cr_assert_eq(emp_counter_get(EMP_C_SAMPLE_CONTINUATION), 2);
+	cr_assert_eq(emp_counter_get(EMP_C_SAMPLE_CONT_RECOVERED), 1);
+	cr_assert_eq(emp_counter_get(EMP_C_SAMPLE_CONT_TRUNCATED), 1);
+	cr_assert_eq(emp_counter_get(EMP_C_SAMPLE_TRUNCATED), 2);
+
 	/* recovered, but no compiled method holds the PC: counted, nothing added */
 	struct rec rec = { .head = { .flags = EMP_SAMPLE_RECOVERED, .agct = 1, .njava = 1, .top_pc = 0x1000 } };
 	d = decode(&rec, size_of(&rec));
@@ -122,7 +140,7 @@ Test(sampler_decode, stacks_from_records)
 	cr_assert_eq(d.frames[3], (uint32_t)emp_native_symbol(leaf));
 	cr_assert_neq(d.frames[2], d.frames[3]);
 	cr_assert_eq(emp_counter_get(EMP_C_SAMPLE_VM_TRUNCATED), 1);
-	cr_assert_eq(emp_counter_get(EMP_C_SAMPLE_TRUNCATED), 1, "a JVM thread's truncation is counted apart");
+	cr_assert_eq(emp_counter_get(EMP_C_SAMPLE_TRUNCATED), 2, "a JVM thread's truncation is counted apart");
 	/* a category out of range is a [native thread] */
 	struct rec vm_bad = { .head = { .flags = EMP_SAMPLE_VM, .category = 99, .nnative = 1 }, .pcs = { leaf } };
 	d = decode(&vm_bad, size_of(&vm_bad));

@@ -3,7 +3,10 @@
  * HotSpot lays out gHotSpotVMStructs/Types/IntConstants but with offsets and field widths of our choosing (so that
  * a reader that hard-coded a JDK's offsets, or read a field at the wrong width, fails): a complete table, a missing
  * field named, a code heap whose segment map leads to a blob, Method* to jmethodID through the class's cache (and
- * a Method* that is not among the class's methods refused), a thread's frame anchor. */
+ * a Method* that is not among the class's methods refused), a thread's frame anchor; for continuations, VM flags,
+ * narrow oops, an instance size from a class mirror, the thread's Thread objects, and an nmethod's Java methods at
+ * a return address from its PcDescs and scope descriptors (multi-byte UNSIGNED5 offsets, an inlined chain, a
+ * deoptimized frame's original pc, bad indexes refused). */
 #include <criterion/criterion.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,7 +53,28 @@ struct method { void *pad; void *const_method; };
 struct const_method { void *pad; void *constants; char pad2[8]; uint16_t idnum; };
 struct cpool { char pad[40]; void *holder; };
 struct klass { char pad[16]; void *methods; void *ids; };
-struct thread { char pad[8]; int32_t state; int32_t pad2; uintptr_t anchor_sp, anchor_fp, anchor_pc; };
+struct thread {
+	char pad[8];
+	int32_t state;
+	int32_t pad2;
+	uintptr_t anchor_sp, anchor_fp, anchor_pc;
+	uintptr_t *thread_obj, *vthread; /* OopHandles: each the address of a slot holding the object */
+};
+/* nmethod fields the continuation queries read, past the code (in the blob's data section, offset 304) */
+struct nm_tail {
+	const uint8_t *immutable;  /* 304 */
+	const uint8_t *mutable_data; /* 312 */
+	int32_t pcs_offset, scopes_offset, imm_size, deopt, deopt_mh, orig_pc, mutable_size, reloc_size; /* 320.. */
+};
+#define NM_TAIL 304
+struct flag { void *addr; const char *name; int64_t pad; }; /* JVMFlag: 24 bytes */
+static int32_t klass_offset_var = 16;     /* java_lang_Class::_klass_offset */
+static uintptr_t oop_base_var = 0x800000000; /* CompressedOops::_base */
+static int32_t oop_shift_var = 3;
+static uint8_t zgc_value, coops_value = 1;
+static struct flag flag_list[3] = { { &zgc_value, "UseZGC", 0 }, { &coops_value, "UseCompressedOops", 0 }, { 0 } };
+static struct flag *flags_var = flag_list;
+static size_t nflags_var = 3;
 
 static struct garray *heaps_var;
 static uintptr_t low_bound, high_bound;
@@ -92,16 +116,39 @@ static struct field_entry fields[] = {
 	F("JavaFrameAnchor", "_last_Java_sp", "intptr_t*", 0),
 	F("JavaFrameAnchor", "_last_Java_fp", "intptr_t*", 8),
 	F("JavaFrameAnchor", "_last_Java_pc", "address", 16),
+	F("JavaThread", "_threadObj", "OopHandle", offsetof(struct thread, thread_obj)),
+	F("JavaThread", "_vthread", "OopHandle", offsetof(struct thread, vthread)),
+	F("nmethod", "_immutable_data", "address", NM_TAIL + offsetof(struct nm_tail, immutable)),
+	F("CodeBlob", "_mutable_data", "address", NM_TAIL + offsetof(struct nm_tail, mutable_data)),
+	F("nmethod", "_scopes_pcs_offset", "int", NM_TAIL + offsetof(struct nm_tail, pcs_offset)),
+	F("nmethod", "_scopes_data_offset", "int", NM_TAIL + offsetof(struct nm_tail, scopes_offset)),
+	F("nmethod", "_immutable_data_size", "int", NM_TAIL + offsetof(struct nm_tail, imm_size)),
+	F("nmethod", "_deopt_handler_offset", "int", NM_TAIL + offsetof(struct nm_tail, deopt)),
+	F("nmethod", "_deopt_mh_handler_offset", "int", NM_TAIL + offsetof(struct nm_tail, deopt_mh)),
+	F("nmethod", "_orig_pc_offset", "int", NM_TAIL + offsetof(struct nm_tail, orig_pc)),
+	F("CodeBlob", "_mutable_data_size", "int", NM_TAIL + offsetof(struct nm_tail, mutable_size)),
+	F("CodeBlob", "_relocation_size", "int", NM_TAIL + offsetof(struct nm_tail, reloc_size)),
+	F("PcDesc", "_pc_offset", "int", 4),
+	F("PcDesc", "_scope_decode_offset", "int", 8),
+	S("java_lang_Class", "_klass_offset", "int", &klass_offset_var),
+	F("Klass", "_layout_helper", "jint", 12),
+	S("CompressedOops", "_base", "address", &oop_base_var),
+	S("CompressedOops", "_shift", "int", &oop_shift_var),
+	S("JVMFlag", "flags", "JVMFlag*", &flags_var),
+	S("JVMFlag", "numFlags", "size_t", &nflags_var),
+	F("JVMFlag", "_name", "const char*", offsetof(struct flag, name)),
+	F("JVMFlag", "_addr", NULL, offsetof(struct flag, addr)),
 	{ NULL, NULL, NULL, 0, 0, NULL },
 };
 static struct type_entry types[] = {
 	{ "HeapBlock", NULL, 0, 0, 0, 24 }, { "int", NULL, 0, 1, 0, 4 },   { "u2", NULL, 0, 1, 1, 2 },
 	{ "int16_t", NULL, 0, 1, 0, 2 },   { "bool", NULL, 0, 1, 1, 1 },  { "address", NULL, 0, 0, 0, 8 },
 	{ "VirtualSpace", NULL, 0, 0, 0, 32 }, { "JavaFrameAnchor", NULL, 0, 0, 0, 24 },
+	{ "PcDesc", NULL, 0, 0, 0, 20 },   { "JVMFlag", NULL, 0, 0, 0, sizeof(struct flag) }, { "jint", NULL, 0, 1, 0, 4 },
 	{ NULL, NULL, 0, 0, 0, 0 },
 };
 static struct int_entry ints[] = { { "_thread_in_vm", 6 }, { "frame::interpreter_frame_sender_sp_offset", -1 },
-				   { NULL, 0 } };
+				   { "frame::interpreter_frame_last_sp_offset", -2 }, { NULL, 0 } };
 
 static struct field_entry *fields_p = fields;
 static struct type_entry *types_p = types;
@@ -267,4 +314,103 @@ Test(vmstructs, frame_anchor)
 	cr_assert_eq(emp_vmstructs_anchor((uintptr_t)&t, &a), 0);
 	cr_assert_eq(a.in_vm, 0);
 	cr_assert_eq(emp_vmstructs_interpreter_sender_sp(), -1);
+}
+
+Test(vmstructs, continuation_queries)
+{
+	char what[160];
+	cr_assert_eq(emp_vmstructs_init_with(lookup, what, sizeof(what)), 1);
+	cr_assert_str_empty(what);
+	cr_assert_eq(emp_vmstructs_cont_ok(), 1);
+	int v = -1;
+	cr_assert_eq(emp_vmstructs_flag("UseZGC", &v), 0);
+	cr_assert_eq(v, 0);
+	cr_assert_eq(emp_vmstructs_flag("UseCompressedOops", &v), 0);
+	cr_assert_eq(v, 1);
+	cr_assert_eq(emp_vmstructs_flag("UseShenandoahGC", &v), -1);
+	uintptr_t base;
+	int shift;
+	emp_vmstructs_narrow_oops(&base, &shift);
+	cr_assert_eq(base, 0x800000000);
+	cr_assert_eq(shift, 3);
+	/* a mirror whose klass field (at java_lang_Class::_klass_offset) leads to a layout helper of 41: 40 bytes */
+	static struct { char pad[12]; int32_t lh; } klass = { .lh = 41 };
+	static uintptr_t mirror[4];
+	mirror[2] = (uintptr_t)&klass;
+	cr_assert_eq(emp_vmstructs_instance_size((uintptr_t)mirror), 40);
+	klass.lh = -5; /* an array class */
+	cr_assert_eq(emp_vmstructs_instance_size((uintptr_t)mirror), -1);
+	cr_assert_eq(emp_vmstructs_interpreter_method(), -3);
+	cr_assert_eq(emp_vmstructs_interpreter_locals(), -7);
+	uintptr_t carrier = 0x1230, vthread = 0x4560;
+	struct thread t = { .thread_obj = &carrier, .vthread = &vthread };
+	cr_assert_eq(emp_vmstructs_thread_oop((uintptr_t)&t, 0), 0x1230);
+	cr_assert_eq(emp_vmstructs_thread_oop((uintptr_t)&t, 1), 0x4560);
+	struct field_entry *vt = fields;
+	while (strcmp(vt->field, "_vthread"))
+		vt++;
+	vt->field = "_vthread_renamed"; /* JavaThread::_vthread missing: only the continuation queries go */
+	cr_assert_eq(emp_vmstructs_init_with(lookup, what, sizeof(what)), 1);
+	cr_assert_eq(emp_vmstructs_cont_ok(), 0);
+	cr_assert_eq(emp_vmstructs_thread_oop((uintptr_t)&t, 0), 0);
+	vt->field = "_vthread";
+}
+
+/* The immutable data of the fake nmethod: three PcDescs (20 bytes each: pad, pc offset, decode offset, pad), then
+ * the scopes: a top scope at 1 (method 1), an inlined scope at 200 (method 3, its sender at 1), one with method
+ * index 0 at 210, and one with an index past the metadata at 215. */
+static uint8_t immutable[512];
+static void *mutable_area[2 + 3]; /* 16 bytes of relocations, then the metadata: Method* 1, 2, 3 */
+
+static void put_pcdesc(int i, int32_t pc, int32_t decode)
+{
+	memcpy(immutable + 20 * i + 4, &pc, 4);
+	memcpy(immutable + 20 * i + 8, &decode, 4);
+}
+
+Test(vmstructs, scopes_at_a_return_address)
+{
+	char what[160];
+	cr_assert_eq(emp_vmstructs_init_with(lookup, what, sizeof(what)), 1);
+	struct blob *fake = setup_heap();
+	struct nm_tail *tail = (struct nm_tail *)((char *)fake + NM_TAIL);
+	fake->method = (void *)0x9000; /* the nmethod's own method */
+	memset(immutable, 0, sizeof(immutable));
+	put_pcdesc(0, 10, 0);
+	put_pcdesc(1, 20, 1);
+	put_pcdesc(2, 30, 200);
+	put_pcdesc(3, 40, 210);
+	put_pcdesc(4, 50, 215);
+	uint8_t *scopes = immutable + 100;
+	/* UNSIGNED5: a value v < 191 is the byte v + 1; 200 is 201, 1 (200 - 191 = 9: 1 + 191 + 9, then 0 + 1) */
+	memcpy(scopes + 1, (uint8_t[]){ 1, 2, 6, 1, 1, 1 }, 6);      /* sender 0, method 1, bci 5, 3 offsets 0 */
+	memcpy(scopes + 200, (uint8_t[]){ 2, 4, 3, 1, 1, 1 }, 6);    /* sender 1, method 3 */
+	memcpy(scopes + 210, (uint8_t[]){ 1, 1, 1, 1, 1, 1 }, 6);    /* method index 0: invalid */
+	memcpy(scopes + 215, (uint8_t[]){ 1, 5, 1, 1, 1, 1 }, 6);    /* method index 4: past the metadata */
+	*tail = (struct nm_tail){ .immutable = immutable, .mutable_data = (const uint8_t *)mutable_area,
+				  .pcs_offset = 0, .scopes_offset = 100, .imm_size = 100 + 230, .deopt = 290,
+				  .deopt_mh = 291, .orig_pc = 8, .mutable_size = 16 + 24, .reloc_size = 16 };
+	mutable_area[2] = (void *)0x1001;
+	mutable_area[3] = (void *)0x1002;
+	mutable_area[4] = (void *)0x1003;
+	struct emp_vm_blob b;
+	uintptr_t code = (uintptr_t)fake + 64, m[4];
+	cr_assert_eq(emp_vmstructs_blob(code + 20, &b), 0);
+	cr_assert_eq(emp_vmstructs_scopes(&b, code + 20, 0, m, 4), 1);
+	cr_assert_eq(m[0], 0x1001);
+	cr_assert_eq(emp_vmstructs_scopes(&b, code + 30, 0, m, 4), 2, "inlined: the innermost first");
+	cr_assert_eq(m[0], 0x1003);
+	cr_assert_eq(m[1], 0x1001);
+	cr_assert_eq(emp_vmstructs_scopes(&b, code + 30, 0, m, 1), -1, "deeper than max");
+	cr_assert_eq(emp_vmstructs_scopes(&b, code + 10, 0, m, 4), 1, "no debug information: the nmethod's method");
+	cr_assert_eq(m[0], 0x9000);
+	cr_assert_eq(emp_vmstructs_scopes(&b, code + 25, 0, m, 4), -1, "no PcDesc at this pc");
+	cr_assert_eq(emp_vmstructs_scopes(&b, code + 40, 0, m, 4), -1, "method index 0");
+	cr_assert_eq(emp_vmstructs_scopes(&b, code + 50, 0, m, 4), -1, "method index past the metadata");
+	/* deoptimized: the return address is the deopt handler, the original pc at sp + orig_pc_offset */
+	uintptr_t frame[2] = { 0, code + 30 };
+	cr_assert_eq(emp_vmstructs_scopes(&b, (uintptr_t)fake + 290, (uintptr_t)frame, m, 4), 2);
+	cr_assert_eq(m[0], 0x1003);
+	tail->imm_size = 100 + 201; /* the inlined scope's method index lies past the immutable data */
+	cr_assert_eq(emp_vmstructs_scopes(&b, code + 30, 0, m, 4), -1);
 }

@@ -31,12 +31,13 @@ struct test_sample {
 	uint64_t ticks;
 	uint32_t state, depth;
 	uint32_t frames[3];
+	uint64_t vthread;
 };
 
 static int decodes;
 
 static int test_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
-		       uint32_t *frames, uint32_t *depth)
+		       uint32_t *frames, uint32_t *depth, uint64_t *vthread)
 {
 	const struct test_sample *rec = (const void *)raw;
 	decodes++;
@@ -46,6 +47,7 @@ static int test_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum 
 	*ticks = rec->ticks;
 	*state = (enum emp_thread_state)rec->state;
 	*depth = rec->depth;
+	*vthread = rec->vthread;
 	memcpy(frames, rec->frames, rec->depth * sizeof(*frames));
 	return 0;
 }
@@ -61,7 +63,7 @@ static void put_trace(struct emp_thread *t, enum emp_ring_type type, uint32_t me
 }
 
 static void put_sample(struct emp_thread *t, int drop, uint64_t ticks, enum emp_thread_state state,
-		       const uint32_t *frames, uint32_t depth)
+		       const uint32_t *frames, uint32_t depth, uint64_t vthread)
 {
 	struct test_sample *r = emp_ring_reserve(&t->ring, sizeof(*r));
 	cr_assert_not_null(r);
@@ -71,6 +73,7 @@ static void put_sample(struct emp_thread *t, int drop, uint64_t ticks, enum emp_
 	r->ticks = ticks;
 	r->state = state;
 	r->depth = depth;
+	r->vthread = vthread;
 	memcpy(r->frames, frames, depth * sizeof(*frames));
 	emp_ring_commit(&t->ring);
 }
@@ -108,8 +111,8 @@ static void write_and_read_back(int start_thread)
 	put_trace(t, EMP_REC_ENTER, 0, 100);
 	put_trace(t, EMP_REC_ENTER, 1, 150);
 	put_trace(t, EMP_REC_EXIT_THROW, 0, 170);
-	put_sample(t, 0, 180, EMP_STATE_SLEEPING, stack, 2);
-	put_sample(t, 1, 185, EMP_STATE_RUNNING, stack, 1);
+	put_sample(t, 0, 180, EMP_STATE_SLEEPING, stack, 2, 42); /* ran virtual thread #42: a VTHREAD event first */
+	put_sample(t, 1, 185, EMP_STATE_RUNNING, stack, 1, 0);
 	put_trace(t, EMP_REC_EXIT, 0, 200);
 	emp_thread_detach();
 	emp_writer_stop("test_end");
@@ -144,6 +147,7 @@ static void write_and_read_back(int start_thread)
 		if (ev.kind == EMP_EV_SAMPLE) {
 			cr_assert_eq(ev.state, want[n].state);
 			cr_assert_eq(ev.depth, want[n].depth);
+			cr_assert_eq(ev.vthread, 42);
 			cr_assert_arr_eq(ev.frames, stack, sizeof(stack));
 		}
 		n++;
@@ -155,7 +159,7 @@ static void write_and_read_back(int start_thread)
 	cr_assert_str_eq(emp_dump_meta(r, "late"), "yes");
 	cr_assert_eq(emp_dump_meta_count(r), 3);
 	cr_assert_str_eq(emp_dump_end_value(r, "reason"), "test_end");
-	cr_assert_str_eq(emp_dump_end_value(r, "events"), "5");
+	cr_assert_str_eq(emp_dump_end_value(r, "events"), "6"); /* the 5 records and the VTHREAD event before #42's sample */
 	cr_assert_eq(emp_dump_counter(r, "records_written"), 5);
 	cr_assert_eq(emp_dump_method_limit(r), 2);
 	const struct emp_dump_method *m = emp_dump_method(r, 1);
