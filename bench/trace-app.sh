@@ -4,17 +4,19 @@
 # (4 threads, point selects, range aggregates, joins), every method of org.h2 traced.  Variants, interleaved, one
 # JVM per run: pure; emp (mode=trace,include=org.h2.*, file writer); Kieker's AspectJ agent
 # (OperationExecutionAspectFull woven within org.h2..*, binary file writer), the only Kieker probe that can select
-# a package (its ByteBuddy agent matches exact class names).  JFR's method-trace/method-timing (JDK 25) take class
-# or method names one by one, not packages, so they do not apply to "all of org.h2".
+# a package (its ByteBuddy agent matches exact class names); with a JDK 25 `JAVA`, JFR's method tracing
+# (`jdk.MethodTrace`, JEP 520: one event per call, no stack trace) and method timing (`jdk.MethodTiming`:
+# invocation counts and times per method, emitted at the end) — their filters take class names, not packages, so
+# the filter lists every class of the H2 jar (1,054 with nested ones), written into a .jfc by `jfr configure`.
 #
 # Per variant: whole-process wall time as a ratio to pure (median of the per-round ratios, bootstrap 95 % CI),
 # calls recorded per run, bytes of output per call; for emp also ring_full_waits (traced threads waiting for the
-# writer) and `emp-analyze calls` on the dump: seconds and peak memory.  Every run's stdout (JdbcLoad's checksum)
-# must equal the pure run's: an agent must not change what the program computes.
+# writer) and `emp-analyze calls` on the dump: seconds and peak memory (for JFR its own `jfr view`).  Every run's
+# stdout (JdbcLoad's checksum) must equal the pure run's: an agent must not change what the program computes.
 #
 # Usage: bench/trace-app.sh [--quick]        (make bench-trace-app)
 # Knobs (env): VMS (3; quick 1), ROWS (50000; quick 10000), QUERIES (2000 per thread; quick 500), THREADS (4),
-#   VARIANTS ("pure emp kieker"), H2_VERSION (2.3.232), KIEKER_VERSION (2.0.2), JAVA, PIN, KEEP_RAW, BUILD.
+#   VARIANTS ("pure emp kieker", plus "jfr-timing jfr-trace" when JAVA is JDK 22+), H2_VERSION (2.3.232), KIEKER_VERSION (2.0.2), JAVA, PIN, KEEP_RAW, BUILD.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/runner.sh
@@ -25,7 +27,18 @@ bench_args "$@"
 if ((quick)); then
 	: "${VMS:=1}" "${ROWS:=10000}" "${QUERIES:=500}"
 fi
-: "${VMS:=3}" "${ROWS:=50000}" "${QUERIES:=2000}" "${THREADS:=4}" "${VARIANTS:=pure emp kieker}"
+: "${VMS:=3}" "${ROWS:=50000}" "${QUERIES:=2000}" "${THREADS:=4}"
+JFR_TOOL=$(dirname "$(readlink -f "$(command -v "${JAVA:-java}")")")/jfr
+# JFR's method tracing and timing came with JDK 25 (JEP 520).
+jfr_methods() {
+	local v
+	v=$("${JAVA:-java}" -XshowSettings:properties -version 2>&1 | awk '$1 == "java.specification.version" { print $3 }')
+	[[ -x $JFR_TOOL && ${v%%.*} =~ ^[0-9]+$ ]] && ((${v%%.*} >= 25))
+}
+if [[ -z ${VARIANTS:-} ]]; then
+	VARIANTS="pure emp kieker"
+	jfr_methods && VARIANTS+=" jfr-timing jfr-trace"
+fi
 : "${H2_VERSION:=2.3.232}" "${KIEKER_VERSION:=2.0.2}"
 CACHE=$BENCH_ROOT/bench/.cache
 H2_JAR=$(maven_get "$CACHE" com.h2database h2 "$H2_VERSION") || bench_die "cannot fetch H2 $H2_VERSION"
@@ -63,7 +76,21 @@ EOF
 		echo "kieker: $KIEKER_VERSION aspectj ($KIEKER_AJ)" >>"$BENCH_DIR/machine.txt"
 		bench_variant kieker "-javaagent:$KIEKER_AJ -Dorg.aspectj.weaver.loadtime.configuration=file:$BENCH_DIR/bin/aop.xml -Dkieker.monitoring.configuration=$BENCH_DIR/bin/kieker.properties -Dkieker.monitoring.writer.filesystem.FileWriter.customStoragePath=@OUT@/data"
 		;;
-	*) bench_die "unknown variant '$v' (pure, emp, kieker)" ;;
+	jfr-timing | jfr-trace)
+		jfr_methods || bench_die "$v needs JFR method tracing (JDK 25+); JAVA is $(command -v "${JAVA:-java}")"
+		filter=$(unzip -Z1 "$H2_JAR" | sed -n 's#^\(org/h2/.*\)\.class$#\1#p' | tr / . | paste -sd';')
+		if [[ $v == jfr-timing ]]; then
+			event=jdk.MethodTiming extra=("+$event#period=endChunk")
+		else
+			event=jdk.MethodTrace extra=("+$event#stackTrace=false" "+$event#threshold=0 ms")
+		fi
+		"$JFR_TOOL" configure --input none --output "$BENCH_DIR/bin/$v.jfc" "+$event#enabled=true" \
+			"+$event#filter=$filter" "${extra[@]}" >/dev/null || bench_die "jfr configure failed for $v"
+		# maxsize=0: JFR's default 250 MB cap drops the oldest chunks of a long trace (1.7 M of 111 M calls kept);
+		# its startup lines would otherwise go to stdout, which must equal the pure run's (only =off silences them).
+		bench_variant "$v" "-Xlog:jfr+startup=off -XX:StartFlightRecording:settings=$BENCH_DIR/bin/$v.jfc,filename=@OUT@/data/run.jfr,maxsize=0"
+		;;
+	*) bench_die "unknown variant '$v' (pure, emp, kieker, jfr-timing, jfr-trace)" ;;
 	esac
 done
 
@@ -79,6 +106,22 @@ bench_count_emp() {
 		/usr/bin/time -f 'analyzer %e %M' "$EMP_ANALYZE" calls "$dump" 2>&1 >/dev/null | tail -1
 	} >"$out/extra.txt"
 	echo "calls $calls"
+}
+# JFR: method-trace records one jdk.MethodTrace event per call; method-timing one jdk.MethodTiming event per method
+# with its invocation count (summed here).  The reader is JFR's own view of the recording (`jfr view method-calls`
+# or `method-timing`, heap capped at 6 GB; a reader that fails leaves the column empty).
+bench_count_jfr() {
+	local out=$1 rec=$1/data/run.jfr event view n t
+	if [[ $out == *jfr-timing* ]]; then event=jdk.MethodTiming view=method-timing; else event=jdk.MethodTrace view=method-calls; fi
+	echo "bytes $(stat -c %s "$rec")" >"$out/extra.txt"
+	t=$(/usr/bin/time -f 'analyzer %e %M' "$JFR_TOOL" -J-Xmx6g view "$view" "$rec" 2>&1 >/dev/null | tail -1)
+	[[ $t == "analyzer "* ]] && echo "$t" >>"$out/extra.txt"
+	if [[ $event == jdk.MethodTrace ]]; then
+		n=$("$JFR_TOOL" summary "$rec" | awk -v e="$event" '$1 == e { print $2 }')
+	else
+		n=$("$JFR_TOOL" print --events "$event" "$rec" | awk '$1 == "invocations" { s += $3 } END { print s + 0 }')
+	fi
+	echo "calls $n"
 }
 bench_count_kieker() {
 	local out=$1 n

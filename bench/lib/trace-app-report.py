@@ -28,7 +28,7 @@ def stdout(r):
 pure = {r["vm"]: r for r in by.get("pure", []) if r["exit"] == "0"}
 print("## trace-app: H2 traced wholesale (" + open(os.path.join(d, "machine.txt")).read().split("java: ")[1].split("\n")[0].strip() + ")")
 print()
-print("| variant | runs ok | wall s (median) | ratio to pure [95 % CI] | calls recorded | bytes/call | ring_full_waits | analyzer `calls` s / MB | output = pure |")
+print("| variant | runs ok | wall s (median) | ratio to pure [95 % CI] | calls recorded | bytes/call | ring_full_waits | reader s / MB (emp `calls`, `jfr view`) | output = pure |")
 print("|---|---|---|---|---|---|---|---|---|")
 rng = random.Random(1)
 for v, rs in by.items():
