@@ -4,9 +4,11 @@
 #  1. the histogram equals Java's HdrHistogram 2.2.2 (fetched from Maven Central at test time, sha1-checked) on
 #     the same recorded values: 40 synthetic logs (bucket edges, 1 µs … 1 h log-uniform, ties, 1 … 20,000 values):
 #     every count and percentile of `emp-analyze latency` equals HdrOracle.java's;
-#  2. a pause injected into the server (SIGSTOP 300 ms, then SIGCONT) 1.2 s into a 3 s run at 1000 req/s over
-#     16 connections: corrected p99 >= 100 ms and corrected max >= 300 ms, while the uncorrected p99 is at most half
-#     the corrected one; from the --log: the completions have a gap >= 200 ms (300 ms less what emp-load's own
+#  2. a pause injected into the server (SIGSTOP 300 ms, then SIGCONT) 4 s into a 10 s run at 1000 req/s over
+#     16 connections: corrected p99 >= 100 ms and corrected max >= 300 ms, while the uncorrected p99 is < 100 ms
+#     (the issue's bounds: the requests due during the pause are ~3 % of 10,000, the at most 16 written before it
+#     and answered after it — the only ones whose uncorrected latency takes in the pause — are 0.16 %, so p99 has
+#     84 requests of room for the machine's own noise; a 3 s run left it 14); from the --log: the completions have a gap >= 200 ms (300 ms less what emp-load's own
 #     scheduling delay on a loaded machine takes off its edges), >= 150 requests have a corrected
 #     latency >= 100 ms, at most 16 requests (one per connection) were written before the server resumed and
 #     answered after it, and of the requests due within the gap the median corrected latency is >= 100 ms while
@@ -87,26 +89,26 @@ PY
 # ---- 2. a 300 ms pause of the server during a 1000 req/s run ------------------------------------------------------
 start_server "$TMP/srv.out" "$JAVA"
 "$LOAD" --target "127.0.0.1:$PORT" --rate 1000 --duration 1500ms >/dev/null || true # warm-up (JIT), not measured
-( sleep 1.2; kill -STOP "$SRV_PID"; sleep 0.3; kill -CONT "$SRV_PID" ) &
+( sleep 4; kill -STOP "$SRV_PID"; sleep 0.3; kill -CONT "$SRV_PID" ) &
 stopper=$!
-csv=$("$LOAD" --target "127.0.0.1:$PORT" --rate 1000 --duration 3s --connections 16 --log "$TMP/stop.csv" \
+csv=$("$LOAD" --target "127.0.0.1:$PORT" --rate 1000 --duration 10s --connections 16 --log "$TMP/stop.csv" \
     --format csv)
 rc=$?
 wait "$stopper"
 echo "$csv"
 expect_eq "emp-load exit status (all answered)" 0 "$rc"
-expect_eq "answered" 3000 "$(csv_value "$csv" corrected count)"
+expect_eq "answered" 10000 "$(csv_value "$csv" corrected count)"
 cp99=$(csv_value "$csv" corrected p99_us); cmax=$(csv_value "$csv" corrected max_us)
 up99=$(csv_value "$csv" uncorrected p99_us)
 [ "$cp99" -ge 100000 ] || fail "corrected p99 $cp99 us < 100 ms: the pause does not show"
 [ "$cmax" -ge 300000 ] || fail "corrected max $cmax us < 300 ms"
-[ "$up99" -le $((cp99 / 2)) ] || fail "uncorrected p99 $up99 us > half the corrected p99 $cp99 us"
+[ "$up99" -lt 100000 ] || fail "uncorrected p99 $up99 us >= 100 ms: the uncorrected figure should not see the pause"
 python3 - "$TMP/stop.csv" "$csv" <<'PY' || exit 1
 import math, sys
 rows = [l.rstrip("\n").split(",") for l in open(sys.argv[1])][1:]
 out = {l.split(",")[0]: l.split(",") for l in sys.argv[2].splitlines()}
 def fail(m): print("FAIL:", m); sys.exit(1)
-if len(rows) != 3000 or any(r[3] != "200" for r in rows): fail(f"log: {len(rows)} rows, statuses {set(r[3] for r in rows)}")
+if len(rows) != 10000 or any(r[3] != "200" for r in rows): fail(f"log: {len(rows)} rows, statuses {set(r[3] for r in rows)}")
 corr = sorted((int(r[2]) - int(r[0])) // 1000 for r in rows)
 unc = sorted((int(r[2]) - int(r[1])) // 1000 for r in rows)
 dues = sorted(int(r[0]) for r in rows)
