@@ -8,9 +8,10 @@
 #   libcriterion-dev   the unit-test framework
 #   clang, libclang-rt-14-dev  libFuzzer for `make fuzz`
 #   python3-scipy      the independent oracle the statistics tests compare against (run with /usr/bin/python3)
+#   librsvg2-bin       rsvg-convert: the unit tests render every SVG picture (test_svgfit.c)
 #   openjdk-17-jdk-headless    javac/jni.h (normally present already)
 set -u
-pkgs=(libunwind-dev liburcu-dev libiberty-dev liblz4-dev libcriterion-dev clang libclang-rt-14-dev pkg-config python3-scipy)
+pkgs=(libunwind-dev liburcu-dev libiberty-dev liblz4-dev libcriterion-dev clang libclang-rt-14-dev pkg-config python3-scipy librsvg2-bin)
 if ! command -v javac >/dev/null 2>&1; then
     pkgs+=(openjdk-17-jdk-headless)
 fi

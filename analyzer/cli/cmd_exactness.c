@@ -336,7 +336,7 @@ static int write_svg(const struct emp_iter_set *s, const struct args *a, const s
 		     const struct node_grid *ng, size_t nng)
 {
 	const struct emp_iter_cli *ic = &a->ic;
-	char subtitle[256];
+	char subtitle[2 * 4096 + 256]; /* two whole paths: the picture elides, its tooltip keeps them */
 	snprintf(subtitle, sizeof(subtitle), "mode=%s, test %s, alpha %g, %u resamples, seed %llu; base %s, new %s",
 		 emp_iter_mode_name(s->mode), emp_stats_test_name(ic->test), ic->alpha, ic->resamples,
 		 (unsigned long long)ic->seed, ic->dir[0], ic->dir[1]);

@@ -95,7 +95,7 @@ static void write_call(struct export_ctx *x, uint32_t thread, const struct open_
 	const struct emp_dump_method *m = emp_dump_method(x->r, c->method);
 	const struct emp_dump_thread *th = emp_dump_thread(x->r, thread);
 	emp_chrome_call(&x->ch, m ? m->klass : "undefined", m ? m->name : "symbol", tin, tout,
-			emp_chrome_tid(th, thread), c->trace_id, c->eoi, c->ess, threw, unfinished);
+			emp_chrome_tid(th, thread), threw, unfinished);
 }
 
 static void on_enter(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent)

@@ -7,11 +7,19 @@
 #include "dump_reader.h"
 #include "output.h"
 
-/* Print @ns as µs with exactly three decimals (no binary floating point in between). */
+/* Print @ns as µs, exact (no binary floating point in between) and short: the ns digits without trailing zeros,
+ * none (an integer) when they are all zero: 1500 -> 1.5, 2000 -> 2, 1234 -> 1.234. */
 static void put_us(FILE *out, int64_t ns)
 {
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	fprintf(out, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000, (unsigned)(a % 1000));
+	unsigned frac = (unsigned)(a % 1000);
+	fprintf(out, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
+	if (!frac)
+		return;
+	int digits = 3;
+	for (; frac % 10 == 0; frac /= 10)
+		digits--;
+	fprintf(out, ".%0*u", digits, frac);
 }
 
 /* The separator before the next event. */
@@ -28,19 +36,22 @@ void emp_chrome_begin(struct emp_chrome *c, FILE *out, const char *pid)
 }
 
 void emp_chrome_call(struct emp_chrome *c, const char *klass, const char *name, int64_t tin, int64_t tout,
-		     uint64_t tid, uint64_t trace_id, uint32_t eoi, uint32_t ess, int threw, int unfinished)
+		     uint64_t tid, int threw, int unfinished)
 {
 	char full[4096];
 	snprintf(full, sizeof(full), "%s.%s", klass, name);
 	next_event(c);
 	fputs("{\"name\":", c->out);
 	emp_json_string(c->out, full);
-	fputs(",\"cat\":\"java\",\"ph\":\"X\",\"ts\":", c->out);
+	fputs(",\"ph\":\"X\",\"ts\":", c->out);
 	put_us(c->out, tin);
 	fputs(",\"dur\":", c->out);
 	put_us(c->out, tout - tin);
-	fprintf(c->out, ",\"pid\":%s,\"tid\":%" PRIu64 ",\"args\":{\"trace\":%" PRIu64 ",\"eoi\":%u,\"ess\":%u%s%s}}",
-		c->pid, tid, trace_id, eoi, ess, threw ? ",\"threw\":true" : "", unfinished ? ",\"unfinished\":true" : "");
+	fprintf(c->out, ",\"pid\":%s,\"tid\":%" PRIu64, c->pid, tid);
+	if (threw || unfinished)
+		fprintf(c->out, ",\"args\":{%s%s%s}", threw ? "\"threw\":true" : "", threw && unfinished ? "," : "",
+			unfinished ? "\"unfinished\":true" : "");
+	fputc('}', c->out);
 }
 
 uint64_t emp_chrome_tid(const struct emp_dump_thread *th, uint32_t thread)

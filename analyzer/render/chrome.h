@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* chrome.h - traced calls as Chrome trace-event JSON (`export --chrome OUT`), which Perfetto and chrome://tracing
- * open: {"displayTimeUnit":"ns","traceEvents":[...]} with one complete event ("ph":"X") per call, ts/dur in µs with
- * three decimals (exact ns) relative to the start of the recording, pid = the JVM's pid, tid = the OS thread id (a virtual
- * thread, which has none: emp_chrome_tid()), args trace/eoi/ess (and threw, unfinished when true); after the calls, process_name and thread_name metadata
- * events.  The caller rounds to integer ns before ts and dur are derived, so a callee never ends after its caller.
+ * open: {"displayTimeUnit":"ns","traceEvents":[...]} with one complete event per call, as short as the format
+ * allows: {"name":"klass.method","ph":"X","ts":T,"dur":D,"pid":P,"tid":N}, ts/dur in µs, exact (the ns digits
+ * without trailing zeros, none for a whole µs) relative to the start of the recording, pid = the JVM's pid, tid = the
+ * OS thread id (a virtual thread, which has none: emp_chrome_tid()); "args" only for a call that threw or is
+ * unfinished ({"threw":true}, {"unfinished":true}).  A call's trace, order and depth (Kieker's trace id, eoi, ess)
+ * are not written: in Chrome they are the enclosing top-level slice, the order of ts and the nesting of the slices.
+ * After the calls, process_name and thread_name metadata events.  The caller rounds to integer ns before ts and dur
+ * are derived, so a callee never ends after its caller.
  *
  * An output format like the others of analyzer/render: it writes what analyzer/lib/trace.h rebuilds. */
 #ifndef EMP_CHROME_H
@@ -25,7 +29,7 @@ struct emp_chrome {
 void emp_chrome_begin(struct emp_chrome *c, FILE *out, const char *pid);
 /* emp_chrome_call - one complete call @klass.@name from @tin to @tout (ns from the start of the recording). */
 void emp_chrome_call(struct emp_chrome *c, const char *klass, const char *name, int64_t tin, int64_t tout,
-		     uint64_t tid, uint64_t trace_id, uint32_t eoi, uint32_t ess, int threw, int unfinished);
+		     uint64_t tid, int threw, int unfinished);
 /* emp_chrome_tid - the Chrome tid of dump thread @thread (@th its symbol, or NULL): the OS thread id, or for a
  * virtual thread (no OS thread of its own) 2^22 + @thread, above Linux's largest pid_max, so that each virtual
  * thread gets a track of its own. */

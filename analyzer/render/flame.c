@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textfit.h"
 #include "util.h"
 
 #define FRAME_H 16
@@ -55,15 +56,6 @@ static double weight(const struct layout *l, const struct emp_cct_node *n)
 	return l->o->weights ? l->o->weights[n->id] : (double)emp_cct_total(n, l->w);
 }
 
-static uint32_t max_depth(const struct layout *l, const struct emp_cct *c)
-{
-	uint32_t d = 0;
-	for (uint32_t id = 0; id < emp_cct_size(c); id++)
-		if (emp_cct_node(c, id)->depth > d && weight(l, emp_cct_node(c, id)) > 0)
-			d = emp_cct_node(c, id)->depth;
-	return d;
-}
-
 struct kid {
 	struct emp_cct_node *n;
 	double w;
@@ -93,6 +85,21 @@ static size_t kids_of(const struct layout *l, const struct emp_cct_node *n, stru
 	return k;
 }
 
+/* The depth of the deepest frame drawn in @n's subtree (@n drawn): frame()'s rule, so that the picture is as high as
+ * the frames it shows, not as the narrow stacks it leaves out. */
+static uint32_t drawn_depth(const struct layout *l, const struct emp_cct_node *n)
+{
+	uint32_t d = n->depth;
+	struct kid *kids;
+	size_t k = kids_of(l, n, &kids);
+	for (size_t i = 0; i < k; i++) {
+		uint32_t kd = kids[i].w / l->root < l->min_frac ? 0 : drawn_depth(l, kids[i].n);
+		d = kd > d ? kd : d;
+	}
+	free(kids);
+	return d;
+}
+
 static void color(const struct emp_sym *s, char *buf, size_t len)
 {
 	unsigned h = 0;
@@ -111,10 +118,11 @@ static void color(const struct emp_sym *s, char *buf, size_t len)
 	snprintf(buf, len, "rgb(%u,%u,%u)", 170 + h % 20, 170 + h % 20, 170 + h % 20);
 }
 
-/* The label that fits @px pixels (about 7 px per character), as the script computes it too. */
+/* The label that fits @px pixels (a 12 px monospace character is 7.22 px wide, textfit.h; 7.25 here and in the
+ * script's fit()). */
 static void label(FILE *out, const char *name, double px)
 {
-	long chars = (long)((px - 6) / 7);
+	long chars = (long)((px - 6) / 7.25);
 	size_t n = strlen(name);
 	if (chars < 3)
 		return;
@@ -194,7 +202,7 @@ static const char script[] =
 	"function tipper(f) { return function () { details(f.tip); }; }\n"
 	"function zoomer(f) { return function () { zoomed = f; draw(); }; }\n"
 	"function fit(name, px) {\n"
-	"  var c = Math.floor((px - 6) / 7);\n"
+	"  var c = Math.floor((px - 6) / 7.25);\n"
 	"  if (c < 3) return '';\n"
 	"  return name.length <= c ? name : name.substring(0, c - 2) + '..';\n"
 	"}\n"
@@ -247,7 +255,7 @@ int emp_flame_write(FILE *out, struct emp_cct *c, const struct emp_symtab *st, c
 	struct emp_cct_node *root = emp_cct_root(c);
 	l.root = weight(&l, root) > 0 ? weight(&l, root) : 1;
 	l.min_frac = 0.1 / (double)(l.width - 2 * PAD);
-	l.height = TOP + BOTTOM + (max_depth(&l, c) + 1) * FRAME_H;
+	l.height = TOP + BOTTOM + (drawn_depth(&l, root) + 1) * FRAME_H;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		     "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
 		     "viewBox=\"0 0 %u %u\" onload=\"init()\">\n",
@@ -260,11 +268,13 @@ int emp_flame_write(FILE *out, struct emp_cct *c, const struct emp_symtab *st, c
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"rgb(248,248,240)\"/>\n", l.width,
 		l.height);
 	fprintf(out, "<text x=\"%u\" y=\"18\" text-anchor=\"middle\" style=\"font-size: 16px\">", l.width / 2);
-	emp_xml_escape(out, o->title ? o->title : "Flame graph");
+	/* between "Reset zoom" and "Search" (10 characters each side) */
+	emp_textfit_svg(out, o->title ? o->title : "Flame graph", l.width - 2.0 * PAD - 2 * 10 * 0.6 * 12 - 20,
+			EMP_FONT_MONO, 16);
 	fputs("</text>\n", out);
 	if (o->subtitle) {
 		fprintf(out, "<text x=\"%u\" y=\"34\" text-anchor=\"middle\">", l.width / 2);
-		emp_xml_escape(out, o->subtitle);
+		emp_textfit_svg(out, o->subtitle, l.width - 2.0 * PAD, EMP_FONT_MONO, 12);
 		fputs("</text>\n", out);
 	}
 	fprintf(out, "<text id=\"unzoom\" class=\"b\" x=\"%u\" y=\"18\" onclick=\"reset()\" style=\"opacity: 0.3\">"

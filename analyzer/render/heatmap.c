@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "textfit.h"
 #include "util.h"
 
 /* F1 -> fill colour: red (0) through yellow (0.5) to green (1). */
@@ -19,18 +20,19 @@ static void colour(double f1, char *buf, size_t len)
 }
 
 /* Cell size and panel layout. */
-enum { CH = 22, LEFT = 90, TOP = 50, GAP = 70 };
+enum { CH = 22, LEFT = 90, TOP = 50, GAP = 10, FONT = 11, TITLE_FONT = 14 };
 
 static int cell_width(size_t nk)
 {
 	return nk > 60 ? 10 : nk > 30 ? 16 : 28;
 }
 
-static void write_panel(FILE *f, const struct emp_heatmap *h, const struct emp_heatmap_panel *p, int y0)
+/* One panel at @y0 of a picture @width pixels wide. */
+static void write_panel(FILE *f, const struct emp_heatmap *h, const struct emp_heatmap_panel *p, int y0, int width)
 {
 	const int cw = cell_width(h->nk), ni = (int)h->niters, nk = (int)h->nk;
 	fprintf(f, "<g transform=\"translate(0,%d)\">\n<text x=\"10\" y=\"30\" font-weight=\"bold\">", y0);
-	emp_xml_escape(f, p->title);
+	emp_textfit_svg(f, p->title, width - 20, EMP_FONT_SANS_BOLD, FONT);
 	fprintf(f, "</text>\n");
 	for (size_t i = 0; i < h->niters; i++) {
 		/* the largest iteration count on top */
@@ -69,19 +71,25 @@ int emp_heatmap_write(const char *file, const struct emp_heatmap *h)
 		emp_errorf("%s: %s", file, strerror(errno));
 		return -1;
 	}
+	/* as wide as the grid or the title (the longer names are elided to it), panels one under the other */
 	const int cw = cell_width(h->nk);
-	int pw = LEFT + (int)h->nk * cw + 20, ph = TOP + (int)h->niters * CH + 40;
-	int width = pw < 640 ? 640 : pw, height = 40 + (int)h->npanels * (ph + GAP);
+	char title[160];
+	snprintf(title, sizeof(title), "F1 of change detection by VMs (x) and iterations per VM (y); outlined: F1 > %.2f",
+		 h->threshold);
+	int pw = LEFT + (int)h->nk * cw + 20, ph = TOP + (int)h->niters * CH + 36;
+	int tw = 20 + (int)(emp_textfit_px(title, EMP_FONT_SANS, TITLE_FONT) + 1);
+	int width = pw < tw ? tw : pw, height = 40 + (int)h->npanels * (ph + GAP);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-		   "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		   "<text x=\"10\" y=\"18\" font-size=\"14\">F1 of change detection by VMs (x) and iterations per VM "
-		   "(y); outlined: F1 &gt; %.2f</text>\n<text x=\"10\" y=\"34\" fill=\"#555\">",
-		width, height, h->threshold);
-	emp_xml_escape(f, h->subtitle);
+		   "font-size=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		   "<text x=\"10\" y=\"18\" font-size=\"%d\">",
+		width, height, FONT, TITLE_FONT);
+	emp_xml_escape(f, title);
+	fprintf(f, "</text>\n<text x=\"10\" y=\"34\" fill=\"#555\">");
+	emp_textfit_svg(f, h->subtitle, width - 20, EMP_FONT_SANS, FONT);
 	fprintf(f, "</text>\n");
 	for (size_t n = 0; n < h->npanels; n++)
-		write_panel(f, h, &h->panels[n], 40 + (int)n * (ph + GAP));
+		write_panel(f, h, &h->panels[n], 40 + (int)n * (ph + GAP), width);
 	fprintf(f, "</svg>\n");
 	if (fclose(f)) {
 		emp_errorf("%s: %s", file, strerror(errno));

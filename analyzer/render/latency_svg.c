@@ -8,12 +8,13 @@
 
 #include "flame.h"
 #include "hdr.h"
+#include "textfit.h"
 #include "util.h"
 
 #define W 1000
 #define PANEL_H 340
 #define LEFT 80
-#define RIGHT 20
+#define RIGHT 32 /* room for half of the last percentile label, "99.999%", centred on the right edge */
 #define TOP 50
 #define GAP 90
 #define PLOT_W (W - LEFT - RIGHT)
@@ -67,9 +68,12 @@ static void time_panel(FILE *out, const struct emp_latency_log *l, const struct 
 		top = fmax(top, c);
 	}
 	top = nice_top(top);
-	fprintf(out, "<text x=\"%d\" y=\"%d\" style=\"font-size: 14px\">Response time over due time: ", LEFT, y0 - 12);
-	emp_xml_escape(out, l->path);
-	fprintf(out, " (max per %.3g ms column; %zu GC pauses shaded)</text>\n", span / PLOT_W / 1e6, np);
+	char title[4400];
+	snprintf(title, sizeof(title), "Response time over due time: %s (max per %.3g ms column; %zu GC pauses shaded)",
+		 l->path, span / PLOT_W / 1e6, np);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" style=\"font-size: 14px\">", LEFT, y0 - 12);
+	emp_textfit_svg(out, title, PLOT_W, EMP_FONT_SANS, 14);
+	fputs("</text>\n", out);
 	y_axis(out, y0, top);
 	for (size_t i = 0; i < np; i++) {
 		int64_t s = p[i].start_ns, e = p[i].start_ns + p[i].duration_ns;
@@ -160,10 +164,12 @@ static void percentile_panel(FILE *out, const struct emp_latency_log *logs, size
 			}
 			fputs("\"/>\n", out);
 		}
+		char label[4400];
+		snprintf(label, sizeof(label), "%s (p99 %.3g ms corrected, %.3g ms uncorrected)", logs[i].path,
+			 (double)emp_hdr_percentile(h[0], 99) / 1e3, (double)emp_hdr_percentile(h[1], 99) / 1e3);
 		fprintf(out, "<text x=\"%d\" y=\"%zu\" fill=\"%s\">", LEFT + 10, y0 + 16 + 14 * i, color);
-		emp_xml_escape(out, logs[i].path);
-		fprintf(out, " (p99 %.3g ms corrected, %.3g ms uncorrected)</text>\n",
-			(double)emp_hdr_percentile(h[0], 99) / 1e3, (double)emp_hdr_percentile(h[1], 99) / 1e3);
+		emp_textfit_svg(out, label, PLOT_W - 20, EMP_FONT_SANS, 12);
+		fputs("</text>\n", out);
 	}
 	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"black\"/>\n", LEFT, y0,
 		PLOT_W, PLOT_H);

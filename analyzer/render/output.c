@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "notes.h"
+#include "textfit.h"
 #include "util.h"
 
 struct cell {
@@ -250,22 +251,6 @@ static void fit_width(const struct emp_table *t, size_t *w, unsigned width)
 	}
 }
 
-/* Shorten @s (in place) to @width bytes when longer: head "..." tail, the tail twice as long as the head (it holds
- * the method name), no UTF-8 sequence cut. */
-static void elide(char *s, size_t width)
-{
-	size_t n = strlen(s);
-	if (n <= width || width < 5)
-		return;
-	size_t head = (width - 3) / 3, tail = n - (width - 3 - head);
-	while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80)
-		head--;
-	while (tail < n && ((unsigned char)s[tail] & 0xc0) == 0x80)
-		tail++;
-	memcpy(s + head, "...", 3);
-	memmove(s + head + 3, s + tail, n - tail + 1);
-}
-
 static void print_text(const struct emp_report *r, FILE *out)
 {
 	for (size_t i = 0; i < r->notes.n; i++)
@@ -294,7 +279,7 @@ static void print_text(const struct emp_report *r, FILE *out)
 			for (int c = 0; c < t->ncols; c++) {
 				const struct cell *cl = &t->cells[row * (size_t)t->ncols + (size_t)c];
 				cell_text(cl, 0, buf, sizeof(buf));
-				elide(buf, w[c]);
+				emp_textfit_elide(buf, w[c]);
 				int right = cl->type != EMP_CELL_STR;
 				int width = c == t->ncols - 1 && !right ? 0 : (int)w[c];
 				fprintf(out, right ? "%s%*s" : "%s%-*s", c ? "  " : "", width, buf);

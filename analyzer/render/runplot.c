@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "textfit.h"
 
 enum { W = 820, H_MIN = 500, ML = 70, MR = 230, MT = 44, MB = 52, LEGEND_ROW = 18 };
 
@@ -67,20 +68,11 @@ static size_t group_of(const struct emp_runs *r, const struct emp_runs_row *row)
 	return m * r->nversions + v;
 }
 
-/* A legend label: "mode/version", at most 26 characters, the middle elided; the full text in a tooltip. */
-static void legend_label(FILE *out, int x, int y, const char *mode, const char *version)
+/* A legend text at (@x, @y), up to the right edge, the middle elided (the full text in a tooltip). */
+static void legend_text(FILE *out, int x, int y, const char *s)
 {
-	char full[512], shown[32];
-	snprintf(full, sizeof(full), "%s/%s", mode, version);
-	size_t n = strlen(full);
-	if (n > 26)
-		snprintf(shown, sizeof(shown), "%.12s\xe2\x80\xa6%s", full, full + n - 12);
-	else
-		memcpy(shown, full, n + 1); /* n <= 26 < sizeof(shown) */
-	fprintf(out, "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\"><title>", x, y);
-	emp_xml_escape(out, full);
-	fputs("</title>", out);
-	emp_xml_escape(out, shown);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\">", x, y);
+	emp_textfit_svg(out, s, W - x - 4, EMP_FONT_SANS, 12);
 	fputs("</text>\n", out);
 }
 
@@ -149,18 +141,24 @@ void emp_runplot_write(FILE *out, const struct emp_runs *r)
 		for (size_t v = 0; v < r->nversions; v++, ly += LEGEND_ROW) {
 			fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/>\n", lx, ly,
 				palette[(m * r->nversions + v) % (sizeof(palette) / sizeof(*palette))]);
-			legend_label(out, lx + 12, ly, r->modes[m], r->versions[v]);
+			char label[512];
+			snprintf(label, sizeof(label), "%s/%s", r->modes[m], r->versions[v]);
+			legend_text(out, lx + 12, ly, label);
 		}
 	ly += 8;
-	fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"7.5\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\"/>"
-		     "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\">disturbed</text>\n", lx, ly, lx + 12, ly);
+	fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"7.5\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\"/>\n",
+		lx, ly);
+	legend_text(out, lx + 12, ly, "disturbed");
 	ly += 20;
-	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d62728\" stroke-dasharray=\"6 4\"/>"
-		     "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\">cutoff: cpu/%g \xc3\x97 %g + %g s</text>\n",
-		lx - 8, ly, lx + 8, ly, lx + 12, ly, r->threads, r->factor, r->slack);
+	char line[160];
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d62728\" stroke-dasharray=\"6 4\"/>\n",
+		lx - 8, ly, lx + 8, ly);
+	snprintf(line, sizeof(line), "cutoff: cpu/%g \xc3\x97 %g + %g s", r->threads, r->factor, r->slack);
+	legend_text(out, lx + 12, ly, line);
 	ly += 20;
-	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\" stroke-dasharray=\"2 3\"/>"
-		     "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\">elapsed = cpu/%g</text>\n",
-		lx - 8, ly, lx + 8, ly, lx + 12, ly, r->threads);
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\" stroke-dasharray=\"2 3\"/>\n",
+		lx - 8, ly, lx + 8, ly);
+	snprintf(line, sizeof(line), "elapsed = cpu/%g", r->threads);
+	legend_text(out, lx + 12, ly, line);
 	fputs("</svg>\n", out);
 }

@@ -75,25 +75,43 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
         for ((i = 0; i < (1 << (d + 1)); i++)); do expect_calls calls.txt "emp.sut.tree.D$d.leaf_$i()V" $n; done
         tree=$(awk -v p="emp.sut.tree.D$d." 'index($1,p)==1{s+=$2; k++} END{print k, s}' calls.txt)
         expect_eq "JDK $v depth $d: tree methods and their calls" "$(((1 << (d + 2)) - 1)) $((((1 << (d + 2)) - 1) * n))" "$tree"
-        # ess of each level below runIteration (ess is the depth from the trace root, CallTree.main)
+        # Chrome export: valid JSON, one X event per call (the calls table's count), the compact form (only the
+        # keys below; ts/dur without trailing zeros), and each tree level at its depth: ess (depth from the trace
+        # root, CallTree.main) is not written, the nesting of the slices says it
         "$ANALYZE" export --chrome ct.json "$out" 2>/dev/null || fail "export --chrome"
-        python3 - ct.json $d <<'PY' || fail "JDK $v depth $d: ess of the tree levels"
+        python3 - ct.json $d "$(awk '{s += $2} END {print s}' calls.txt)" <<'PY' || fail "JDK $v depth $d: Chrome export"
 import json, sys, re
-ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
-d = int(sys.argv[2])
-run = {e["args"]["ess"] for e in ev if e["name"] == "emp.sut.CallTree.runIteration"}
+raw = open(sys.argv[1]).read()
+ev = [e for e in json.loads(raw)["traceEvents"] if e["ph"] == "X"]
+d, calls = int(sys.argv[2]), int(sys.argv[3])
+assert len(ev) == calls, (len(ev), calls)
+for e in ev:
+    assert set(e) <= {"name", "ph", "ts", "dur", "pid", "tid", "args"}, e
+assert not re.search(r'"(ts|dur)":-?[0-9]+\.[0-9]*0[,}]', raw), "trailing zero in ts/dur"
+# depth by containment, per thread; ties (same ts and dur) keep the file's order: a callee is written before its caller
+depth = {}
+for tid in {e["tid"] for e in ev}:
+    mine = sorted(((round(e["ts"] * 1000), round(e["dur"] * 1000), -i) for i, e in enumerate(ev) if e["tid"] == tid),
+                  key=lambda t: (t[0], -t[1], t[2]))
+    stack = []
+    for ts, dur, ni in mine:
+        while stack and not (stack[-1][0] <= ts and ts + dur <= stack[-1][1]):
+            stack.pop()
+        depth[-ni] = len(stack)
+        stack.append((ts, ts + dur))
+run = {depth[i] for i, e in enumerate(ev) if e["name"] == "emp.sut.CallTree.runIteration"}
 assert len(run) == 1, run
 r = run.pop()
 def lvl(name):
     m = re.match(r"emp\.sut\.tree\.D\d+\.(root|node_(\d+)_\d+|leaf_\d+)$", name)
     if not m: return None
     return 1 if m.group(1) == "root" else int(m.group(2)) + 1 if m.group(2) else d + 2
-for e in ev:
+for i, e in enumerate(ev):
     l = lvl(e["name"])
-    if l is not None and e["args"]["ess"] != r + l:
-        sys.exit(f"{e['name']} ess {e['args']['ess']} != {r + l}")
-    if e["name"] == "emp.sut.CallTree.task" and e["args"]["ess"] != r + d + 3:
-        sys.exit("task ess")
+    if l is not None and depth[i] != r + l:
+        sys.exit(f"{e['name']} depth {depth[i]} != {r + l}")
+    if e["name"] == "emp.sut.CallTree.task" and depth[i] != r + d + 3:
+        sys.exit("task depth")
 PY
     done
 

@@ -167,8 +167,8 @@ Test(diffflame, frames_coloured_by_verdict_causes_outlined)
 	expect_frame(svg, names[C], "rgb(200,200,200)", 0, "unchanged, ratio 1.000");
 	expect_frame(svg, "f", "rgb(235,235,235)", 0, "not tested: under --min-pct 1 % of the iteration)");
 	cr_expect(strstr(svg, "p 1, base 8000 ns, new 8000 ns)</title>"), "I's p and means");
-	/* C is 1/8 of the 1180 px: 147.5 px, 20 characters: 18 of the name and ".." */
-	cr_expect(strstr(svg, ">t.W.cWithAVeryLong..</text>"));
+	/* C is 1/8 of the 1180 px: 147.5 px, (147.5 - 6) / 7.25: 19 characters, 17 of the name and ".." */
+	cr_expect(strstr(svg, ">t.W.cWithAVeryLon..</text>"));
 	/* every frame drawn once: 7 frames and the frames group */
 	size_t ng = 0;
 	for (const char *p = svg; (p = strstr(p, "<g")); p++)
