@@ -14,9 +14,9 @@
  * record in the thread's own ring (lock-free, no allocation), counts with relaxed atomic adds, and re-arms the
  * perf counter with one ioctl.  No locks, no malloc, no stdio, no JNI.  It saves and restores errno.
  *
- * Thread states (clock=wall): the sampler thread is attached to the JVM as a daemon and reads each thread's JVMTI
- * state (GetThreadState, which is not callable from a signal handler) just before it signals the thread; the
- * handler records that state.  clock=cpu records RUNNING, or NATIVE when the top Java frame is a native method.
+ * Thread states (clock=wall): the sampler thread, a native thread the JVM does not know, reads each thread's state
+ * from the JVM's own fields (emp_vmstructs_thread_state) just before it signals the thread; the handler records
+ * that state.  clock=cpu records RUNNING, or NATIVE when the top Java frame is a native method.
  *
  * Iterations (iteration=pkg.Class.method): agent.c adds the trace mode's iteration-only hooks after the sampler's,
  * so every call of that method leaves an ENTER/EXIT pair (symbol flag EMP_METHOD_ITERATION) in the thread's ring
@@ -43,6 +43,7 @@
 #include "modes.h"
 #include "ring.h"
 #include "symbols.h"
+#include "vmstructs.h"
 #include "writer.h"
 
 static struct {
@@ -54,7 +55,7 @@ static struct {
 	pthread_mutex_t lock;              /* guards threads */
 	struct emp_sampler_thread *threads;
 	int wall_started;
-	_Atomic int wall_done;             /* the wall sampler's loop has ended */
+	pthread_t wall;                    /* clock=wall: the sampler thread */
 	_Atomic int stopping;              /* VMDeath began: the wall sampler ends, no new arming */
 	int64_t pseudo[EMP_AGCT_NOUTCOMES]; /* pseudo-frame ids by outcome (-code), 0 = none */
 	int64_t pseudo_other, pseudo_crashed, pseudo_unresolved, pseudo_truncated;
@@ -64,6 +65,8 @@ static struct {
 	 * entry is set; a handler reads them only on a thread whose own arm() took the lock afterwards. */
 	int exits_done;
 	jmethodID thread_run, thread_exit, thread_uncaught;
+	/* Thread.sleep's native method (JDK 17: sleep(J)V; JDK 21-24: sleep0(J)V; 25: sleepNanos0(J)V), same rule */
+	jmethodID thread_sleep[3];
 } s = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Time the thread of @st was sampled for, from arming until now (CPU time for the cpu engines). */
@@ -119,6 +122,15 @@ int emp_sample_record(struct emp_ring *ring, const struct emp_sample_rec *head, 
 	return 0;
 }
 
+/* Whether @m is Thread.sleep's native method.  Async-signal-safe: compares with ids set before any arm. */
+static int is_sleep(jmethodID m)
+{
+	for (size_t i = 0; m && i < sizeof(s.thread_sleep) / sizeof(*s.thread_sleep); i++)
+		if (m == s.thread_sleep[i])
+			return 1;
+	return 0;
+}
+
 /* The sample itself; @t->nesting is held.  Async-signal-safe, see the file comment. */
 static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, void *uc)
 {
@@ -128,10 +140,14 @@ static void take_sample(struct emp_thread *t, struct emp_sampler_thread *st, voi
 	count_outcome(n);
 	head.nnative = (uint16_t)emp_native_unwind(uc, st->native, EMP_SAMPLER_MAX_NATIVE);
 	head.njava = n > 0 ? (uint32_t)n : 0;
-	if (s.engine == EMP_ENGINE_WALL)
+	if (s.engine == EMP_ENGINE_WALL) {
 		/* (X) acquire; pairs with (W) in wall_main(). */
 		head.state = (uint8_t)atomic_load_explicit(&st->wall_state, memory_order_acquire);
-	else
+		/* The JVM's fields do not tell Thread.sleep from a park on every JDK (JDK 17 sleeps in a CONDVAR_WAIT):
+		 * a waiting thread with Thread.sleep's native method on top sleeps. */
+		if (head.state == EMP_STATE_WAITING && n > 0 && is_sleep(st->frames[0].method_id))
+			head.state = EMP_STATE_SLEEPING;
+	} else
 		head.state = head.njava && st->frames[0].lineno == -3 ? EMP_STATE_NATIVE : EMP_STATE_RUNNING;
 	head.flags = top_pc ? EMP_SAMPLE_RECOVERED : 0;
 	if (n > 0)
@@ -319,6 +335,9 @@ static void resolve_entry(JNIEnv *jni, struct emp_sampler_thread *st)
 		s.thread_run = method_id(jni, thread, 0, "run", "()V");
 		s.thread_exit = method_id(jni, thread, 0, "exit", "()V");
 		s.thread_uncaught = method_id(jni, thread, 0, "dispatchUncaughtException", "(Ljava/lang/Throwable;)V");
+		s.thread_sleep[0] = method_id(jni, thread, 1, "sleep", "(J)V");
+		s.thread_sleep[1] = method_id(jni, thread, 1, "sleep0", "(J)V");
+		s.thread_sleep[2] = method_id(jni, thread, 1, "sleepNanos0", "(J)V");
 		if (thread)
 			(*jni)->DeleteLocalRef(jni, thread);
 		emp_continuation_init(jni);
@@ -366,11 +385,6 @@ static void arm(JNIEnv *jni, struct emp_thread *t)
 	atomic_store_explicit(&st->wall_state, EMP_STATE_UNKNOWN, memory_order_relaxed);
 	if (pthread_getcpuclockid(pthread_self(), &st->cpu_clock))
 		st->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
-	if (s.engine == EMP_ENGINE_WALL) {
-		jthread self = NULL;
-		if ((*s.jvmti)->GetCurrentThread(s.jvmti, &self) == JVMTI_ERROR_NONE && self)
-			st->ref = (*jni)->NewGlobalRef(jni, self);
-	}
 	resolve_entry(jni, st);
 	st->armed_at_ns = emp_clock_ns(s.engine == EMP_ENGINE_WALL ? CLOCK_MONOTONIC : st->cpu_clock);
 	/* Publish to our own signal handler before the engine can fire (with engine=itimer a process-wide SIGPROF
@@ -393,7 +407,7 @@ static void arm(JNIEnv *jni, struct emp_thread *t)
 	pthread_mutex_unlock(&s.lock);
 }
 
-static void disarm(JNIEnv *jni, struct emp_thread *t)
+static void disarm(struct emp_thread *t)
 {
 	struct emp_sampler_thread *st = t->sampler;
 	if (!st)
@@ -411,48 +425,25 @@ static void disarm(JNIEnv *jni, struct emp_thread *t)
 	/* From here on a late signal finds no sampler state; the fence orders the store before the free. */
 	t->sampler = NULL;
 	atomic_signal_fence(memory_order_seq_cst);
-	if (st->ref && jni)
-		(*jni)->DeleteGlobalRef(jni, st->ref);
 	free(st->frames);
 	free(st);
 }
 
 /* --- clock=wall: the sampler thread --- */
 
-static int wall_state(jvmtiEnv *jvmti, jthread ref)
+/* The wall-clock sampler is a native thread (pthread), which the program cannot see in any view — Thread counts and
+ * lists, ThreadMXBean, jcmd Thread.print (tests/integration/invisible.sh).  It needs no JVMTI: each thread's
+ * state comes from the JVM's own fields (emp_vmstructs_thread_state), read under s.lock, so the JavaThread cannot
+ * end meanwhile (disarm() unlinks it, under the lock, at its ThreadEnd, before the JVM frees it). */
+static void *wall_main(void *arg)
 {
-	jint js = 0;
-	if (!ref || (*jvmti)->GetThreadState(jvmti, ref, &js) != JVMTI_ERROR_NONE)
-		return EMP_STATE_UNKNOWN;
-	if (js & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER)
-		return EMP_STATE_BLOCKED;
-	if (js & JVMTI_THREAD_STATE_SLEEPING)
-		return EMP_STATE_SLEEPING;
-	if (js & JVMTI_THREAD_STATE_WAITING)
-		return EMP_STATE_WAITING;
-	if (js & JVMTI_THREAD_STATE_IN_NATIVE)
-		return EMP_STATE_NATIVE;
-	return EMP_STATE_RUNNING;
-}
-
-/* The wall-clock sampler asks JVMTI for each thread's state, so it must be a thread of the JVM.  It is a JVMTI agent
- * thread (RunAgentThread): the JVM leaves those out of Thread.activeCount/enumerate, Thread.getAllStackTraces and
- * every ThreadMXBean count and id list, where an attached thread shows (tests/integration/invisible.sh).  What
- * still shows: its java.lang.Thread takes a thread id, and jcmd Thread.print lists it. */
-static void JNICALL wall_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg)
-{
-	(void)jvmti, (void)arg;
-	/* Our own thread got a state through ThreadStart; it is not to be sampled. */
-	if (emp_tls_thread)
-		disarm(env, emp_tls_thread);
-	pid_t pid = getpid(), self = (pid_t)syscall(SYS_gettid);
+	(void)arg;
+	pid_t pid = getpid();
 	uint64_t next = emp_clock_ns(CLOCK_MONOTONIC);
 	while (!atomic_load_explicit(&s.stopping, memory_order_acquire)) {
 		pthread_mutex_lock(&s.lock);
 		for (struct emp_sampler_thread *st = s.threads; st; st = st->next) {
-			if (st->tid == self)
-				continue;
-			int state = env ? wall_state(s.jvmti, st->ref) : EMP_STATE_UNKNOWN;
+			int state = emp_vmstructs_thread_state(st->vm_thread);
 			/* (W) release: the state before the signal that makes the handler read it; pairs with (X). */
 			atomic_store_explicit(&st->wall_state, state, memory_order_release);
 			syscall(SYS_tgkill, pid, st->tid, EMP_SAMPLER_SIGNAL);
@@ -465,20 +456,20 @@ static void JNICALL wall_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg)
 		struct timespec ts = emp_ns_timespec(next);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
-	/* (D) release: the loop is over; pairs with (E) in sampler_vm_death(). */
-	atomic_store_explicit(&s.wall_done, 1, memory_order_release);
+	return NULL;
 }
 
-/* Start wall_main() as a JVMTI agent thread named "emp sampler".  Return: 0 or -1. */
-static int wall_start(jvmtiEnv *jvmti, JNIEnv *jni)
+/* Start wall_main() with every signal blocked (it inherits the mask): no process-directed signal — the JVM's, or
+ * our own — is ever delivered to it.  Return: 0 or an errno value. */
+static int wall_start(void)
 {
-	jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
-	jmethodID ctor = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
-	jstring name = ctor ? (*jni)->NewStringUTF(jni, "emp sampler") : NULL;
-	jobject thread = name ? (*jni)->NewObject(jni, tc, ctor, name) : NULL;
-	int rc = thread && (*jvmti)->RunAgentThread(jvmti, thread, wall_main, NULL, JVMTI_THREAD_MAX_PRIORITY) ==
-				   JVMTI_ERROR_NONE ? 0 : -1;
-	(*jni)->ExceptionClear(jni);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&s.wall, NULL, wall_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!rc)
+		pthread_setname_np(s.wall, "emp sampler"); /* its OS name: top, perf, /proc (never a Java view) */
 	return rc;
 }
 
@@ -711,8 +702,10 @@ static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 			emp_warn("sampler: setitimer failed: %s; no samples will be taken", strerror(-rc));
 	}
 	if (s.engine == EMP_ENGINE_WALL) {
-		if (wall_start(jvmti, jni))
-			emp_warn("sampler: cannot start the wall-clock sampler thread; no samples will be taken");
+		int rc = wall_start();
+		if (rc)
+			emp_warn("sampler: cannot start the wall-clock sampler thread (%s); no samples will be taken",
+				 strerror(rc));
 		else
 			s.wall_started = 1;
 	}
@@ -732,8 +725,8 @@ static void sampler_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, struct emp_thread
 
 static void sampler_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, struct emp_thread *t)
 {
-	(void)jvmti;
-	disarm(jni, t);
+	(void)jvmti, (void)jni;
+	disarm(t);
 }
 
 static void sampler_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
@@ -741,10 +734,9 @@ static void sampler_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 	(void)jvmti;
 	(void)jni;
 	atomic_store_explicit(&s.stopping, 1, memory_order_release);
-	/* (E) acquire; pairs with (D): the agent thread cannot be joined, so wait for its loop to end (one interval
-	 * at most: it sleeps one interval between rounds). */
-	while (s.wall_started && !atomic_load_explicit(&s.wall_done, memory_order_acquire))
-		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	/* The wall sampler sees `stopping` within one interval (it sleeps one interval between rounds). */
+	if (s.wall_started)
+		pthread_join(s.wall, NULL);
 	if (s.engine == EMP_ENGINE_ITIMER)
 		emp_engine_itimer(0);
 	/* threads=all: scanner stopped, JVM threads disarmed and handed to the writer for its final drain. */

@@ -130,7 +130,6 @@ struct emp_sampler_thread {
 	timer_t timer;
 	clockid_t cpu_clock;          /* the thread's CPU clock (cpu engines: time sampled) */
 	uint64_t armed_at_ns;         /* CPU (cpu) or monotonic (wall) time when armed */
-	jthread ref;                  /* wall engine: global reference for GetThreadState */
 	/* wall engine: the thread's state as the sampler thread read it just before signalling.
 	 * (W) store_release in the wall sampler pairs with (X) load_acquire in the handler. */
 	_Atomic int wall_state;

@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dump.h"
+
 /* A field: offset in its object (or address, for a static) and width in bytes; size 0 = not in the tables. */
 struct field {
 	uintptr_t off;
@@ -52,6 +54,10 @@ static struct {
 	uintptr_t call_stub_return_addr;         /* &StubRoutines::_call_stub_return_address, 0 unknown */
 	struct field thread_state, thread_anchor, anchor_sp, anchor_fp, anchor_pc;
 	int64_t thread_in_vm;                    /* JavaThreadState _thread_in_vm */
+	/* thread states for clock=wall (emp_vmstructs_thread_state) */
+	int state_ok;
+	struct field thread_osthread, osthread_state; /* JavaThread::_osthread, OSThread::_state */
+	int64_t thread_in_native, os_monitor_wait, os_condvar_wait, os_object_wait, os_sleeping;
 	/* continuations (JDK 24+ layout; see emp_vmstructs_cont_init) */
 	int cont_ok;
 	struct field thread_obj, thread_vthread;  /* JavaThread::_threadObj, _vthread (OopHandles) */
@@ -270,6 +276,23 @@ int emp_vmstructs_init_with(void *(*lookup)(const char *name), char *what, size_
 	if (!missing)
 		missing = method_missing;
 
+	/* thread states (clock=wall): the JVM sets OSThread::_state around every blocking wait — MONITOR_WAIT while it
+	 * enters a contended monitor, OBJECT_WAIT in Object.wait, CONDVAR_WAIT in LockSupport.park, SLEEPING in
+	 * Thread.sleep — and JavaThread::_thread_state says _thread_in_native.  Optional: without them, UNKNOWN. */
+	vm.thread_osthread = find_field(&st, &ty, "JavaThread", "_osthread");
+	if (!vm.thread_osthread.size) /* JDK 25: a field of the base class Thread */
+		vm.thread_osthread = find_field(&st, &ty, "Thread", "_osthread");
+	vm.osthread_state = find_field(&st, &ty, "OSThread", "_state");
+	vm.osthread_state.size = 4; /* an enum, as _thread_state */
+	vm.osthread_state.is_signed = 1;
+	vm.state_ok = find_field(&st, &ty, "JavaThread", "_thread_state").size && vm.thread_osthread.size == 8 &&
+		      find_field(&st, &ty, "OSThread", "_state").size &&
+		      int_constant(&in, "_thread_in_native", &vm.thread_in_native) &&
+		      int_constant(&in, "MONITOR_WAIT", &vm.os_monitor_wait) &&
+		      int_constant(&in, "CONDVAR_WAIT", &vm.os_condvar_wait) &&
+		      int_constant(&in, "OBJECT_WAIT", &vm.os_object_wait) &&
+		      int_constant(&in, "SLEEPING", &vm.os_sleeping);
+
 	/* continuations: absent before JDK 21 (no virtual threads), and the nmethod layout read here (immutable data,
 	 * metadata after the relocations in the mutable data) is JDK 24's: older JDKs keep cont_ok 0, unreported */
 	const char *other_missing = missing;
@@ -457,6 +480,21 @@ int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a)
 	a->fp_slot = (uintptr_t *)(anchor + vm.anchor_fp.off);
 	a->pc_slot = (uintptr_t *)(anchor + vm.anchor_pc.off);
 	return 0;
+}
+
+int emp_vmstructs_thread_state(uintptr_t thread)
+{
+	if (!vm.state_ok || !thread)
+		return EMP_STATE_UNKNOWN;
+	uintptr_t os = (uintptr_t)rd(thread, &vm.thread_osthread);
+	int64_t ts = os ? rd(os, &vm.osthread_state) : -1;
+	if (ts == vm.os_monitor_wait)
+		return EMP_STATE_BLOCKED;
+	if (ts == vm.os_sleeping)
+		return EMP_STATE_SLEEPING;
+	if (ts == vm.os_object_wait || ts == vm.os_condvar_wait)
+		return EMP_STATE_WAITING;
+	return rd(thread, &vm.thread_state) == vm.thread_in_native ? EMP_STATE_NATIVE : EMP_STATE_RUNNING;
 }
 
 int emp_vmstructs_interpreter_sender_sp(void)

@@ -69,6 +69,11 @@ int emp_vmstructs_is_call_stub_return(uintptr_t pc);
 /* emp_vmstructs_anchor - the frame anchor of the JavaThread @thread (java.lang.Thread.eetop) into *@a.  Return: 0,
  * or -1 when the tables lack the fields. */
 int emp_vmstructs_anchor(uintptr_t thread, struct emp_vm_anchor *a);
+/* emp_vmstructs_thread_state - the EMP_STATE_* (dump.h) of the live JavaThread @thread as the JVM itself keeps it
+ * (OSThread::_state, JavaThread::_thread_state): BLOCKED, SLEEPING, WAITING (Object.wait, park), NATIVE or
+ * RUNNING; EMP_STATE_UNKNOWN when the tables lack the fields or @thread is 0.  Plain loads, no JVMTI: callable from
+ * a thread the JVM does not know, as long as @thread cannot end meanwhile. */
+int emp_vmstructs_thread_state(uintptr_t thread);
 
 /* Continuations (continuation.c).  The queries below answer only on a JVM whose tables have every field they need
  * and whose nmethods keep their debug information in the immutable data and their metadata after the relocations

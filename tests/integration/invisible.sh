@@ -3,9 +3,9 @@
 # a program has of its JVM's threads (Thread.activeCount, Thread.enumerate, Thread.getAllStackTraces, ThreadMXBean
 # counts and ids), and `jcmd PID Thread.print` lists the Java threads from outside; a run with the agent must show
 # exactly what a run without it shows.
-#   mode=sample (clock=cpu, threads=all: writer and JVM-thread scanner) and mode=trace: everything identical.
-#   clock=wall: the wall-clock sampler needs JVMTI, so it is a JVMTI agent thread: invisible to the program's views
-#   except that its java.lang.Thread takes one thread id; jcmd Thread.print lists it (the known difference).
+#   mode=sample (clock=cpu, threads=all: writer and JVM-thread scanner), mode=trace, and clock=wall (its sampler
+#   thread is native too: thread states come from the JVM's fields, not JVMTI): everything identical, thread ids
+#   and jcmd Thread.print included.
 source "$(dirname "$0")/../lib/common.sh"
 cd "$TMP"
 
@@ -29,8 +29,14 @@ views() {
     [ -n "${3:-}" ] && { "$ANALYZE" info "$2.emp" >/dev/null 2>&1 || fail "$2: dump not complete"; }
     return 0
 }
+# The ids of the three threads the JVM starts first (Reference Handler, Finalizer, Signal Dispatcher) vary by one
+# between runs of JDK 25 without any agent on a loaded machine (Reference Handler 11 in one run, 12 in the next): they
+# compare as "?".  Every other id must be equal: a thread of emp's that took an id would shift the later ones
+# (Notification Thread, Common-Cleaner, main's threads).
+early='Reference Handler|Finalizer|Signal Dispatcher'
+norm() { sed -E "s/[0-9]+:($early)/?:\1/g; s/^($early) #[0-9]+\$/\1 #?/" "$1"; }
 same() { # WHAT FILE-A FILE-B
-    cmp -s "$2" "$3" || fail "$1 differ from a run without the agent:"$'\n'"$(diff "$2" "$3")"
+    cmp -s <(norm "$2") <(norm "$3") || fail "$1 differ from a run without the agent:"$'\n'"$(diff "$2" "$3")"
 }
 
 for jdk in "$JAVA" "$JDK25/bin/java"; do
@@ -50,15 +56,13 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     views "$jdk" trace "mode=trace,include=emp.sut.*"
     same "$v mode=trace: the program's views" <(grep -v '^mx.ids' pure.out) <(grep -v '^mx.ids' trace.out)
     ids() { sed -n 's/^mx.ids //p' "$1" | tr , '\n' | sort; }
-    same "$v mode=trace: ThreadMXBean ids and names" <(ids pure.out | cut -d: -f1 | sort) <(ids trace.out | cut -d: -f1 | sort)
+    same "$v mode=trace: ThreadMXBean ids and names" <(ids pure.out | grep -Ev ":($early)$" | cut -d: -f1 | sort) \
+        <(ids trace.out | grep -Ev ":($early)$" | cut -d: -f1 | sort)
     same "$v mode=trace: ThreadMXBean names" <(ids pure.out | cut -d: -f2 | sort) <(ids trace.out | cut -d: -f2 | sort)
     same "$v mode=trace: jcmd Thread.print" <(cut -d' ' -f1 pure.jcmd | sort) <(cut -d' ' -f1 trace.jcmd | sort)
 
     views "$jdk" wall "mode=sample,clock=wall"
-    same "$v clock=wall: the program's views" <(grep -v '^mx.ids\|^own.ids' pure.out) \
-        <(grep -v '^mx.ids\|^own.ids' wall.out)
-    same "$v clock=wall: ThreadMXBean names" <(ids pure.out | cut -d: -f2) <(ids wall.out | cut -d: -f2)
-    same "$v clock=wall: jcmd Thread.print (the wall-clock sampler besides)" \
-        <( (sed 's/ #.*//' pure.jcmd; echo "emp sampler") | sort) <(sed 's/ #.*//' wall.jcmd | sort)
+    same "$v clock=wall: the program's views" pure.out wall.out
+    same "$v clock=wall: jcmd Thread.print" pure.jcmd wall.jcmd
 done
 echo "ok"
