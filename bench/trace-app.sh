@@ -16,7 +16,10 @@
 #
 # Usage: bench/trace-app.sh [--quick]        (make bench-trace-app)
 # Knobs (env): VMS (3; quick 1), ROWS (50000; quick 10000), QUERIES (2000 per thread; quick 500), THREADS (4),
-#   VARIANTS ("pure emp kieker", plus "jfr-timing jfr-trace" when JAVA is JDK 22+), H2_VERSION (2.3.232), KIEKER_VERSION (2.0.2), JAVA, PIN, KEEP_RAW, BUILD.
+#   VARIANTS ("pure emp kieker", plus "jfr-timing jfr-trace" when JAVA is JDK 25+), H2_VERSION (2.3.232),
+#   KIEKER_VERSION (2.0.2), JAVA, PIN, KEEP_RAW, BUILD, EMP_OPTS (appended to emp's agent options, e.g.
+#   ",ringsize=4M"), EMP_LIB_B (a second libemp.so, copied at start: variant emp-b runs it with the same options,
+#   interleaved with emp, for an A B A B comparison of builds).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/runner.sh
@@ -50,7 +53,12 @@ echo "knobs: VMS=$VMS ROWS=$ROWS QUERIES=$QUERIES THREADS=$THREADS VARIANTS='$VA
 for v in $VARIANTS; do
 	case $v in
 	pure) bench_variant pure "" ;;
-	emp) bench_variant emp "-agentpath:$EMP_LIB=mode=trace,include=org.h2.*,out=@OUT@/data/run.emp" ;;
+	emp) bench_variant emp "-agentpath:$EMP_LIB=mode=trace,include=org.h2.*${EMP_OPTS:-},out=@OUT@/data/run.emp" ;;
+	emp-b)
+		[[ -f ${EMP_LIB_B:-} ]] || bench_die "variant emp-b needs EMP_LIB_B=<a libemp.so> (got '${EMP_LIB_B:-}')"
+		cp "$EMP_LIB_B" "$BENCH_DIR/bin/libemp-b.so"
+		bench_variant emp-b "-agentpath:$BENCH_DIR/bin/libemp-b.so=mode=trace,include=org.h2.*${EMP_OPTS:-},out=@OUT@/data/run.emp"
+		;;
 	kieker)
 		KIEKER_AJ=$(maven_get "$CACHE" net.kieker-monitoring kieker "$KIEKER_VERSION" aspectj) ||
 			bench_die "cannot fetch Kieker $KIEKER_VERSION (aspectj)"
@@ -90,7 +98,7 @@ EOF
 		# its startup lines would otherwise go to stdout, which must equal the pure run's (only =off silences them).
 		bench_variant "$v" "-Xlog:jfr+startup=off -XX:StartFlightRecording:settings=$BENCH_DIR/bin/$v.jfc,filename=@OUT@/data/run.jfr,maxsize=0"
 		;;
-	*) bench_die "unknown variant '$v' (pure, emp, kieker, jfr-timing, jfr-trace)" ;;
+	*) bench_die "unknown variant '$v' (pure, emp, emp-b, kieker, jfr-timing, jfr-trace)" ;;
 	esac
 done
 

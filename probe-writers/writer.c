@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -82,6 +83,22 @@ static struct {
 	_Atomic int sleeping;
 } __attribute__((aligned(64))) wake; /* aligned type: sizeof is 64, the line is not shared */
 
+/* Passes: producers whose ring is full sleep on `seq` until the writer's next pass ends, instead of yielding in a
+ * loop: on a machine with more runnable threads than cores a yielding producer mostly hands the core to another
+ * producer, rarely to the writer it waits for, and burns the CPU the writer needs.
+ *
+ * No wake-up is lost; the store-buffer pattern again, both sides seq_cst:
+ *   (P1) producer: fetch_add(waiters, 1), then FUTEX_WAIT, whose kernel check reads seq   (emp_writer_wait_pass)
+ *   (P2) writer:   fetch_add(seq, 1) after a pass, then load(waiters)                      (end_pass)
+ * Either the writer sees the waiter and calls FUTEX_WAKE, or the kernel's check sees the new seq and the producer
+ * does not sleep.  The producer reads seq (P3, acquire) before its last look at the ring: it pairs with (P2)'s
+ * release side, so a pass that ended before that read has given its room back (the ring's (D)) and the look finds
+ * it.  The 1 ms timeout only bounds a wait across the writer's stop. */
+static struct {
+	_Atomic uint32_t seq;
+	_Atomic uint32_t waiters;
+} __attribute__((aligned(64))) passes;
+
 static void futex_wait(_Atomic uint32_t *addr, uint32_t expected, uint64_t ns)
 {
 	struct timespec ts = emp_ns_timespec(ns);
@@ -94,6 +111,31 @@ void emp_writer_wake(void)
 	if (atomic_exchange_explicit(&wake.word, 1, memory_order_seq_cst) == 0 &&
 	    atomic_load_explicit(&wake.sleeping, memory_order_seq_cst))
 		syscall(SYS_futex, (uint32_t *)&wake.word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+uint32_t emp_writer_passes(void)
+{
+	/* (P3) acquire; pairs with (P2). */
+	return atomic_load_explicit(&passes.seq, memory_order_acquire);
+}
+
+void emp_writer_wait_pass(uint32_t seen)
+{
+	/* (P1), pairs with (P2). */
+	atomic_fetch_add_explicit(&passes.waiters, 1, memory_order_seq_cst);
+	emp_writer_wake();
+	futex_wait(&passes.seq, seen, 1000000u);
+	/* Relaxed: a writer that still counts us only makes one needless FUTEX_WAKE. */
+	atomic_fetch_sub_explicit(&passes.waiters, 1, memory_order_relaxed);
+}
+
+/* A pass has given its room back: wake the producers waiting for it. */
+static void end_pass(void)
+{
+	/* (P2), pairs with (P1) and (P3). */
+	atomic_fetch_add_explicit(&passes.seq, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&passes.waiters, memory_order_seq_cst))
+		syscall(SYS_futex, (uint32_t *)&passes.seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 int emp_writer_alive(void)
@@ -414,6 +456,7 @@ static void *writer_main(void *arg)
 		/* (W3) acquire; pairs with a producer's (W1). */
 		atomic_exchange_explicit(&wake.word, 0, memory_order_acquire);
 		uint64_t moved = pass(0);
+		end_pass();
 		uint64_t now = emp_clock_ns(CLOCK_MONOTONIC);
 		if (now >= next_flush) {
 			flush_all();

@@ -11,6 +11,7 @@
  *   emp_writer_add_meta      any thread, not signal-safe (mutex)
  *   emp_writer_alive         any thread, async-signal-safe
  *   emp_writer_wake          any thread, async-signal-safe (futex)
+ *   emp_writer_wait_pass     a producer whose ring is full, not in a signal handler (blocks on a futex)
  *   emp_writer_stop          VMDeath/Agent_OnUnload; idempotent; not signal-safe
  *   emp_writer_stop_async    a signal handler; async-signal-safe
  */
@@ -45,6 +46,12 @@ void emp_writer_add_meta(const char *key, const char *value);
 int emp_writer_alive(void);
 /* emp_writer_wake - ask the writer to drain now (a producer found its ring full). */
 void emp_writer_wake(void);
+/* A producer whose ring is full waits for the writer's next pass: seq = emp_writer_passes(), then one more try at
+ * the ring, then emp_writer_wait_pass(seq), which wakes the writer and sleeps until a pass after seq has ended (at
+ * most 1 ms; the caller checks emp_writer_alive() around it).  Not for a signal handler or a thread in its Java
+ * state: it blocks. */
+uint32_t emp_writer_passes(void);
+void emp_writer_wait_pass(uint32_t seen);
 /* emp_writer_stop - final drain, counters, END, close.  Idempotent.  @reason goes into END ("vm_death", ...): a
  * string with static storage duration (a literal); when several stop requests race, the first names it. */
 void emp_writer_stop(const char *reason);

@@ -60,7 +60,6 @@
 #include <errno.h>
 #include <jni.h>
 #include <jvmti.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,21 +137,22 @@ static __attribute__((noinline, cold)) struct emp_thread *attach_lazily(JNIEnv *
 	return t;
 }
 
-/* onfull=block, ring full: wake the writer and yield until there is room.  Return: the reserved record, or NULL
- * when the writer is gone (the record is then counted lost_after_shutdown). */
+/* onfull=block, ring full: sleep until a pass of the writer gives room back (emp_writer_wait_pass()).  Return: the
+ * reserved record, or NULL when the writer is gone (the record is then counted lost_after_shutdown). */
 static __attribute__((noinline, cold)) struct emp_rec_trace *wait_for_room(struct emp_thread *t)
 {
-	struct emp_rec_trace *rec;
 	emp_count(EMP_C_RING_FULL_WAITS, 1);
-	while (!(rec = emp_ring_reserve(&t->ring, sizeof(*rec)))) {
+	for (;;) {
+		uint32_t seq = emp_writer_passes();
+		struct emp_rec_trace *rec = emp_ring_reserve(&t->ring, sizeof(*rec));
+		if (rec)
+			return rec;
 		if (!emp_writer_alive()) {
 			emp_count(EMP_C_AFTER_SHUTDOWN, 1);
 			return NULL;
 		}
-		emp_writer_wake();
-		sched_yield();
+		emp_writer_wait_pass(seq);
 	}
-	return rec;
 }
 
 /* Publish the reserved record; every quarter ring, make sure the writer is awake (emp_ring_commit_wake()).  The

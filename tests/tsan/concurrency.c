@@ -34,6 +34,8 @@
 
 static int failures;
 static uint32_t method;
+/* Times a producer found its ring full and slept for a writer pass (emp_writer_wait_pass); relaxed: a count. */
+static _Atomic uint64_t waits;
 
 #define CHECK(cond, ...)                                                                                       \
 	do {                                                                                                   \
@@ -49,9 +51,12 @@ static uint32_t method;
 static void put(struct emp_thread *t, enum emp_ring_type type, uint64_t ticks)
 {
 	struct emp_rec_trace *r;
-	while (!(r = emp_ring_reserve(&t->ring, sizeof(*r)))) {
-		emp_writer_wake();
-		sched_yield();
+	for (;;) {
+		uint32_t seq = emp_writer_passes();
+		if ((r = emp_ring_reserve(&t->ring, sizeof(*r))))
+			break;
+		atomic_fetch_add_explicit(&waits, 1, memory_order_relaxed);
+		emp_writer_wait_pass(seq);
 	}
 	r->hdr = EMP_REC_HDR(type, sizeof(*r));
 	r->method = method;
@@ -186,8 +191,9 @@ int main(int argc, char **argv)
 	unlink(path);
 	emp_options_free(&o);
 	(void)argc;
-	printf("%s: %s (%llu records through %d threads, %llu GC pauses, %llu dropped as the array was full)\n",
-	       argv[0], failures ? "FAILED" : "ok", (unsigned long long)expect, PRODUCERS * ROUNDS,
+	printf("%s: %s (%llu records through %d threads, %llu waits for a writer pass, %llu GC pauses, %llu dropped as "
+	       "the array was full)\n", argv[0], failures ? "FAILED" : "ok", (unsigned long long)expect, PRODUCERS * ROUNDS,
+	       (unsigned long long)atomic_load(&waits),
 	       (unsigned long long)gc_kept, (unsigned long long)gc_lost);
 	return failures != 0;
 }

@@ -8,6 +8,7 @@
  * Criterion runs each test in a process of its own, so the writer's, the threads' and the counters' globals start
  * fresh. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,18 +79,25 @@ static void put_sample(struct emp_thread *t, int drop, uint64_t ticks, enum emp_
 	emp_ring_commit(&t->ring);
 }
 
+/* Options, clock, threads with rings of @ring_bytes, symbols; a fresh dump file at @path (a mkstemp template). */
+static void setup(char *path, struct emp_options *o, uint64_t ring_bytes)
+{
+	char err[256];
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(emp_options_parse("mode=trace,include=t.*", o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(emp_clock_init(EMP_TIME_AUTO, 10, err, sizeof(err)), 0, "%s", err);
+	emp_thread_setup(ring_bytes);
+	emp_symbols_setup();
+}
+
 /* Writes one dump through the writer (started or not) and checks everything in it. */
 static void write_and_read_back(int start_thread)
 {
 	char path[] = "/tmp/emp-writer-XXXXXX", err[256];
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	close(fd);
 	struct emp_options o;
-	cr_assert_eq(emp_options_parse("mode=trace,include=t.*", &o, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(emp_clock_init(EMP_TIME_AUTO, 10, err, sizeof(err)), 0, "%s", err);
-	emp_thread_setup(64 * 1024);
-	emp_symbols_setup();
+	setup(path, &o, 64 * 1024);
 	int64_t run = emp_symbols_add_method(EMP_FRAME_JAVA, 0, "t/W", "run", "()V");
 	int64_t leaf = emp_symbols_add_method(EMP_FRAME_JAVA, 0, "t.W", "leaf", "(I)J");
 	cr_assert_eq(run, 0);
@@ -188,4 +196,58 @@ Test(writer, records_read_back_with_the_thread_running)
 Test(writer, records_read_back_when_never_started)
 {
 	write_and_read_back(0);
+}
+
+/* onfull=block's wait: a thread whose ring is full sleeps in emp_writer_wait_pass() until a pass of the writer has
+ * drained it; every record gets through, in order. */
+Test(writer, full_ring_waits_for_a_writer_pass)
+{
+	char path[] = "/tmp/emp-writer-XXXXXX", err[256];
+	struct emp_options o;
+	setup(path, &o, 4096);
+	cr_assert_eq(emp_symbols_add_method(EMP_FRAME_JAVA, 0, "t.W", "run", "()V"), 0);
+	struct emp_sink *sink;
+	cr_assert_eq(emp_sink_open(&o, path, &sink, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(emp_writer_open(&o, sink, NULL, 0, err, sizeof(err)), 0, "%s", err);
+	struct emp_thread *t = emp_thread_attach("worker", EMP_THREAD_JAVA, NULL);
+	cr_assert_not_null(t);
+	/* Not started yet: nobody drains, so the ring takes exactly 4096 / 16 records and the wait times out. */
+	for (uint64_t i = 1; i <= 256; i++)
+		put_trace(t, EMP_REC_ENTER, 0, i);
+	uint32_t seq = emp_writer_passes();
+	cr_assert_null(emp_ring_reserve(&t->ring, sizeof(struct emp_rec_trace)));
+	emp_writer_wait_pass(seq);
+	cr_assert_eq(emp_writer_passes(), seq);
+	cr_assert_eq(emp_writer_start(), 0);
+	/* Three rings' worth more, each record after as many waits as it takes. */
+	uint64_t waits = 0;
+	for (uint64_t i = 257; i <= 1024; i++) {
+		for (;;) {
+			seq = emp_writer_passes();
+			if (emp_ring_reserve(&t->ring, sizeof(struct emp_rec_trace)))
+				break;
+			waits++;
+			emp_writer_wait_pass(seq);
+		}
+		put_trace(t, EMP_REC_ENTER, 0, i);
+	}
+	cr_assert_geq(waits, 3, "%" PRIu64 " waits for 3 rings' worth of records", waits);
+	cr_assert_neq(emp_writer_passes(), 0);
+	emp_thread_detach();
+	emp_writer_stop("test_end");
+	struct emp_dump_reader *r;
+	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	struct emp_event ev;
+	uint64_t n = 0;
+	while (emp_dump_reader_next(r, &ev)) {
+		n++;
+		cr_assert_eq(ev.kind, EMP_EV_ENTER);
+		cr_assert_eq(ev.ticks, n, "event %" PRIu64, n);
+	}
+	cr_assert_eq(n, 1024);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	cr_assert_eq(emp_dump_counter(r, "records_written"), 1024);
+	emp_dump_reader_close(r);
+	unlink(path);
+	emp_options_free(&o);
 }
