@@ -5,12 +5,14 @@
 #   exact accounting: samples > 0; sample_signals = samples + lost_ring_full + lost_reentrant + lost_after_shutdown,
 #   with no ring-full loss; samples = SAMPLE events in the dump = records_written = the threads' samples summed;
 #   sample_vm_samples = the samples of the jvm threads; the agct_* outcomes sum to the Java threads' samples;
-#   the rate per second of sampled thread CPU time: perf on the Java threads between 60 % and 102 % of the asked
-#   1000/s (it counts the thread's CPU time exactly, so it can never fire more often than once per ms of it; the
-#   floor catches a period of 2 ms or more, or wholesale loss — how close it comes to 100 % depends on the
-#   machine's load and is measured by bench-sample-overhead's "of asked" column, not asserted here); ctimer and
-#   itimer fire on the kernel tick: with CONFIG_HZ known (/proc/config.gz or /boot/config-*) and below 1000,
-#   between HZ/2 and 1.25 HZ; the reports print that rate;
+#   the rate per second of sampled thread CPU time, printed, and the report prints the same; perf counts the
+#   thread's own CPU time, so load cannot raise its count: each thread gets at most its CPU time / interval + 1
+#   signals (first expiry in (0, interval]), so sample_signals <= sample_thread_time_ns / interval + threads armed,
+#   exactly; and on the Java threads at least 60 % of the asked 1000/s, a floor that a period of 2 ms (500/s) or
+#   wholesale loss fails — how close perf comes to the asked rate depends on load (the counter is off while the
+#   handler runs, the handler is slower on a busy machine) and is measured by the benchmarks (bench-sample-overhead
+#   "of asked", bench-real-programs), not asserted here; ctimer and itimer fire on the kernel tick: with CONFIG_HZ
+#   known (/proc/config.gz or /boot/config-*) and below 1000, between HZ/2 and 1.25 HZ;
 #   samples proportional to CPU time: the sampled shares of hot60/hot30/hot10 within 4 binomial standard deviations
 #   (+1 point) of the shares Hotspots measures itself, over at least 50 samples;
 # and a bad engine= value, and engine= with clock=wall, refuse the load with their one-line message.
@@ -74,9 +76,14 @@ print(f"engine={e}: {c['sample_signals']} signals over {c['sample_thread_time_ns
       f"{rate:.1f}/s (asked 1000/s), report says {note}/s")
 check("the report's achieved rate", abs(rate - note) <= 0.1)
 if e == "perf":
+    # At most one signal per interval of the thread's CPU time, plus the first expiry: a bound load cannot break.
+    armed = c["sample_threads_armed"] + c["sample_vm_threads_armed"]
+    most = c["sample_thread_time_ns"] // 1000000 + armed
+    check(f"perf: signals {c['sample_signals']} <= thread CPU time / 1 ms + threads armed = {most}",
+          c["sample_signals"] <= most)
     # on the Java threads (the JVM's own lose more in kernel mode: README, known limits)
     jrate = (c["samples"] - jvm_samples) / ((c["sample_thread_time_ns"] - c["sample_vm_thread_time_ns"]) / 1e9)
-    check(f"perf: Java threads between 60 % and 102 % of the asked rate ({jrate:.1f}/s)", 600 <= jrate <= 1020)
+    check(f"perf: Java threads at least 60 % of the asked rate ({jrate:.1f}/s)", jrate >= 600)
 elif 0 < hz < 1000:
     check(f"{e}: between HZ/2 and 1.25 HZ ({hz} Hz tick)", hz / 2 <= rate <= 1.25 * hz)
 # What the engine is for: samples in proportion to CPU time.  Hotspots measures each method's share of its own CPU
