@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "dump_writer.h"
+#include "callstats.h"
 #include "gcpause.h"
 #include "log.h"
 #include "ring.h"
@@ -32,6 +33,7 @@ struct wthread {
 	struct emp_thread *t;
 	struct emp_dump_events *events; /* the thread's encoder, created at its first record */
 	int name_written;               /* its THREAD symbol is in the dump */
+	struct emp_callstats_stack *budget; /* budget=: the thread's open calls, for calls and self time per method */
 	struct wthread *next;
 };
 
@@ -242,6 +244,7 @@ static uint64_t drain(struct wthread *wt)
 	if (!emp_ring_consume_begin(&t->ring, &tail, &head))
 		return 0;
 	uint64_t start = tail;
+	int budget_on = emp_callstats_on();
 	if (!wt->name_written && !w.discard) {
 		int rc = emp_dump_add_thread(w.dump, t->id, (uint64_t)t->tid, t->flags, t->name);
 		if (rc)
@@ -252,6 +255,8 @@ static uint64_t drain(struct wthread *wt)
 	while (tail != head) {
 		uint32_t size;
 		const uint8_t *rec = emp_ring_record(&t->ring, tail, &size);
+		if (budget_on)
+			emp_callstats_note(&wt->budget, rec);
 		if (!w.discard) {
 			if (!wt->events && !(wt->events = emp_dump_events_new(t->id))) {
 				report_write_error(-ENOMEM);
@@ -345,6 +350,7 @@ static uint64_t pass(int final)
 					report_write_error(rc);
 			}
 			emp_dump_events_free(wt->events);
+			emp_callstats_stack_free(wt->budget);
 			*pp = wt->next;
 			emp_thread_free(wt->t);
 			free(wt);

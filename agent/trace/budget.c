@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/* budget.c - budget=PCT: per-method calls and self time counted by the writer, a controller thread that removes
+ * the probes of the methods costing most for the time they account for; see budget.h. */
+#include "budget.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "callstats.h"
+#include "clock.h"
+#include "counters.h"
+#include "log.h"
+#include "ring.h"
+#include "writer.h"
+
+#define PERIOD_NS (200 * 1000000ull) /* the controller's period */
+#define MIN_CPU_NS (20 * 1000000ull) /* a period with less process CPU time than this decides nothing */
+/* Removal aims this far under the budget, so that the next period's jitter does not remove more at once. */
+#define AIM 0.8
+/* The thread-state transition of one JNI probe pair (two static native calls), which the calibration loop cannot
+ * time from C: ≈ 25 ns measured on JDK 17 by giving the natives empty bodies (tracer.c, file comment).  The FFM
+ * flavour's critical downcalls make no transition. */
+#define JNI_PAIR_TRANSITION_NS 25.0
+
+static struct {
+	double pct; /* 0: no budget */
+	double pair_ns;
+	JavaVM *vm;
+	emp_budget_retransform_fn retransform;
+	pthread_t thread;
+	int started;
+	pthread_mutex_t lock; /* guards stop, with cond */
+	pthread_cond_t cond;
+	int stop;
+} b = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void emp_budget_setup(double pct)
+{
+	b.pct = pct;
+	if (pct > 0)
+		emp_callstats_enable();
+}
+
+/* ---- controller ----------------------------------------------------------------------------------------------- */
+
+/* The probe's cost per call (an entry and an exit), calibrated once at the controller's start: the C work of a
+ * probe pair (two emp_clock_ticks() reads, two 16-byte records reserved, filled and committed in a ring, as
+ * enter_fast/exit_fast do) timed over 100,000 pairs on the thread's CPU clock, the best of 3, plus the JNI
+ * transition the loop cannot reproduce (JNI_PAIR_TRANSITION_NS) for the JNI flavour.  The writer's work per
+ * record runs on another thread and is not counted: the estimate is a lower bound of the agent's whole cost. */
+static double calibrate(int ffm)
+{
+	enum { N = 100000 };
+	struct emp_ring r;
+	double best = 0;
+	if (emp_ring_init(&r, 1u << 16))
+		return 50.0; /* out of memory: the figure of design.md §8 */
+	for (int run = 0; run < 3; run++) {
+		uint64_t t0 = emp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (uint32_t i = 0; i < N; i++) {
+			for (int k = 0; k < 2; k++) {
+				struct emp_rec_trace *rec = emp_ring_reserve(&r, sizeof(*rec));
+				rec->hdr = EMP_REC_HDR(k ? EMP_REC_EXIT : EMP_REC_ENTER, sizeof(*rec));
+				rec->method = i;
+				rec->ticks = emp_clock_ticks();
+				emp_ring_commit(&r);
+			}
+			emp_ring_consume_end(&r, atomic_load_explicit(&r.head, memory_order_relaxed));
+		}
+		double ns = (double)(emp_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / N;
+		if (run == 0 || ns < best)
+			best = ns;
+	}
+	emp_ring_destroy(&r);
+	return best + (ffm ? 0.0 : JNI_PAIR_TRANSITION_NS);
+}
+
+struct cand {
+	uint32_t id;
+	uint64_t calls, self_ticks;
+	double score;
+};
+
+static int by_score(const void *a, const void *c)
+{
+	double x = ((const struct cand *)a)->score, y = ((const struct cand *)c)->score;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The classes the current decision retransforms: those with a method whose `pending` mark is set. */
+static struct {
+	char **names;
+	size_t n;
+} batch;
+
+static int in_batch(const char *klass)
+{
+	for (size_t i = 0; i < batch.n; i++)
+		if (!strcmp(batch.names[i], klass))
+			return 1;
+	return 0;
+}
+
+/* Name @c in the dump: META deinstrumented.<id> = "calls=N self_ns=N at_ticks=N reason=budget". */
+static void name_removed(const struct cand *c, const struct emp_callstat *m, double ns_per_tick)
+{
+	char key[32], val[160];
+	snprintf(key, sizeof(key), "deinstrumented.%u", c->id);
+	snprintf(val, sizeof(val), "calls=%llu self_ns=%llu at_ticks=%llu reason=budget",
+		 (unsigned long long)atomic_load_explicit(&m->calls, memory_order_relaxed),
+		 (unsigned long long)((double)atomic_load_explicit(&m->self_ticks, memory_order_relaxed) * ns_per_tick),
+		 (unsigned long long)emp_clock_ticks());
+	emp_writer_add_meta(key, val);
+}
+
+/* One period: @cpu_ns of process CPU time went by.  Remove methods until the estimated cost is under the budget,
+ * then retransform their classes.  Return: methods removed. */
+static size_t decide(uint64_t cpu_ns)
+{
+	uint32_t max = emp_callstats_max_id();
+	struct cand *c = malloc((size_t)max * sizeof(*c) + 1);
+	size_t n = 0;
+	uint64_t calls = 0;
+	double ns_per_tick = 1e9 / emp_clock_hz();
+	if (!c)
+		return 0;
+	for (uint32_t id = 0; id < max; id++) {
+		struct emp_callstat *m = emp_callstats_get(id);
+		if (!m)
+			continue;
+		uint64_t k = atomic_load_explicit(&m->calls, memory_order_relaxed);
+		uint64_t s = atomic_load_explicit(&m->self_ticks, memory_order_relaxed);
+		uint64_t dk = k - m->seen_calls, ds = s - m->seen_self;
+		m->seen_calls = k;
+		m->seen_self = s;
+		calls += dk;
+		if (dk && !atomic_load_explicit(&m->removed, memory_order_relaxed))
+			c[n++] = (struct cand){ id, dk, ds, (double)dk / ((double)ds * ns_per_tick + 1.0) };
+	}
+	double cost = (double)calls * b.pair_ns, limit = b.pct / 100.0 * (double)cpu_ns;
+	size_t removed = 0;
+	if (cost > limit) {
+		qsort(c, n, sizeof(*c), by_score);
+		batch.n = 0;
+		for (size_t i = 0; i < n && cost > AIM * limit; i++) {
+			struct emp_callstat *m = emp_callstats_get(c[i].id);
+			char *klass = (char *)emp_callstats_class(m);
+			char **names = klass ? realloc(batch.names, (batch.n + 1) * sizeof(char *)) : NULL;
+			if (!names)
+				continue;
+			batch.names = names;
+			if (!in_batch(klass))
+				batch.names[batch.n++] = klass;
+			emp_callstats_remove(m);
+			name_removed(&c[i], m, ns_per_tick);
+			cost -= (double)c[i].calls * b.pair_ns;
+			removed++;
+		}
+	}
+	free(c);
+	if (removed) {
+		emp_count(EMP_C_METHODS_DEINSTRUMENTED, removed);
+		JNIEnv *jni = emp_budget_attach(b.vm, "emp budget");
+		if (jni) {
+			b.retransform(jni, in_batch);
+			(*b.vm)->DetachCurrentThread(b.vm);
+		} else {
+			emp_warn("budget=: cannot attach the controller to the JVM; the probes stay");
+		}
+	}
+	return removed;
+}
+
+static void *controller_main(void *arg)
+{
+	(void)arg;
+	uint64_t cpu = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t next = emp_clock_ns(CLOCK_MONOTONIC) + PERIOD_NS;
+	pthread_mutex_lock(&b.lock);
+	while (!b.stop) {
+		struct timespec until = emp_ns_timespec(next);
+		if (pthread_cond_timedwait(&b.cond, &b.lock, &until) != ETIMEDOUT)
+			continue;
+		next += PERIOD_NS;
+		uint64_t now = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		if (now - cpu < MIN_CPU_NS)
+			continue;
+		pthread_mutex_unlock(&b.lock);
+		decide(now - cpu);
+		/* The retransformation's own CPU time is the agent's, not the program's: start the next period after it. */
+		cpu = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		pthread_mutex_lock(&b.lock);
+	}
+	pthread_mutex_unlock(&b.lock);
+	return NULL;
+}
+
+/* The system thread group (a global ref), taken at VMInit by emp_budget_prepare(): a native thread cannot ask
+ * for it before it is attached. */
+static jthreadGroup system_group;
+
+void emp_budget_prepare(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	jint n = 0;
+	jthreadGroup *groups = NULL;
+	if ((*jvmti)->GetTopThreadGroups(jvmti, &n, &groups) != JVMTI_ERROR_NONE)
+		return;
+	if (n > 0)
+		system_group = (*jni)->NewGlobalRef(jni, groups[0]);
+	for (jint i = 0; i < n; i++)
+		(*jni)->DeleteLocalRef(jni, groups[i]);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)groups);
+}
+
+JNIEnv *emp_budget_attach(JavaVM *vm, const char *name)
+{
+	JNIEnv *env = NULL;
+	JavaVMAttachArgs args = { JNI_VERSION_1_8, (char *)name, system_group };
+	if (!system_group || (*vm)->AttachCurrentThreadAsDaemon(vm, (void **)&env, &args) != JNI_OK)
+		return NULL;
+	return env;
+}
+
+int emp_budget_start(JavaVM *vm, int ffm, emp_budget_retransform_fn retransform)
+{
+	if (b.pct <= 0)
+		return 0;
+	b.vm = vm;
+	b.retransform = retransform;
+	b.pair_ns = calibrate(ffm);
+	char v[64];
+	snprintf(v, sizeof(v), "%g", b.pct);
+	emp_writer_add_meta("budget_pct", v);
+	snprintf(v, sizeof(v), "%.1f", b.pair_ns);
+	emp_writer_add_meta("budget_probe_pair_ns", v);
+	emp_info("budget=%g%%: a probe pair costs %.1f ns (calibrated)", b.pct, b.pair_ns);
+	pthread_condattr_t a;
+	if (pthread_condattr_init(&a) || pthread_condattr_setclock(&a, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&b.cond, &a)) {
+		emp_warn("budget=: cannot set up the controller; every selected call is recorded");
+		return -1;
+	}
+	pthread_condattr_destroy(&a);
+	sigset_t all, old;
+	sigfillset(&all); /* no process-directed signal for this thread: they are the JVM's */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&b.thread, NULL, controller_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		emp_warn("budget=: cannot start the controller (%s); every selected call is recorded", strerror(rc));
+		return -1;
+	}
+	pthread_setname_np(b.thread, "emp budget");
+	b.started = 1;
+	return 0;
+}
+
+void emp_budget_stop(void)
+{
+	if (!b.started)
+		return;
+	pthread_mutex_lock(&b.lock);
+	b.stop = 1;
+	pthread_cond_signal(&b.cond);
+	pthread_mutex_unlock(&b.lock);
+	pthread_join(b.thread, NULL);
+	b.started = 0;
+}
