@@ -2,19 +2,23 @@
 # SPDX-License-Identifier: MIT
 # trace-app.sh - tracing a whole real application: H2 (fetched from Maven) under emp.sut.JdbcLoad's JDBC load
 # (4 threads, point selects, range aggregates, joins), every method of org.h2 traced.  Variants, interleaved, one
-# JVM per run: pure; emp (mode=trace,include=org.h2.*, file writer); Kieker's AspectJ agent
+# JVM per run: pure; emp (mode=trace,include=org.h2.*, file writer); emp-bN (the same with budget=N: the probes of the
+# methods that cost most for the time they account for are removed until their cost is under N % of the CPU time);
+# Kieker's AspectJ agent
 # (OperationExecutionAspectFull woven within org.h2..*, binary file writer), the only Kieker probe that can select
 # a package (its ByteBuddy agent matches exact class names).  JFR's method-trace/method-timing (JDK 25) take class
 # or method names one by one, not packages, so they do not apply to "all of org.h2".
 #
 # Per variant: whole-process wall time as a ratio to pure (median of the per-round ratios, bootstrap 95 % CI),
 # calls recorded per run, bytes of output per call; for emp also ring_full_waits (traced threads waiting for the
-# writer) and `emp-analyze calls` on the dump: seconds and peak memory.  Every run's stdout (JdbcLoad's checksum)
+# writer) and `emp-analyze calls` on the dump: seconds and peak memory; for emp-bN the methods de-instrumented and the
+# coverage: the share of the full trace's traced time (self time of every method in the emp run of the same round)
+# that is in methods the budget run kept.  Every run's stdout (JdbcLoad's checksum)
 # must equal the pure run's: an agent must not change what the program computes.
 #
 # Usage: bench/trace-app.sh [--quick]        (make bench-trace-app)
 # Knobs (env): VMS (3; quick 1), ROWS (50000; quick 10000), QUERIES (2000 per thread; quick 500), THREADS (4),
-#   VARIANTS ("pure emp kieker"), H2_VERSION (2.3.232), KIEKER_VERSION (2.0.2), JAVA, PIN, KEEP_RAW, BUILD.
+#   VARIANTS ("pure emp emp-b10 kieker"; emp-bN for any N), H2_VERSION (2.3.232), KIEKER_VERSION (2.0.2), JAVA, PIN, KEEP_RAW, BUILD.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/runner.sh
@@ -25,7 +29,7 @@ bench_args "$@"
 if ((quick)); then
 	: "${VMS:=1}" "${ROWS:=10000}" "${QUERIES:=500}"
 fi
-: "${VMS:=3}" "${ROWS:=50000}" "${QUERIES:=2000}" "${THREADS:=4}" "${VARIANTS:=pure emp kieker}"
+: "${VMS:=3}" "${ROWS:=50000}" "${QUERIES:=2000}" "${THREADS:=4}" "${VARIANTS:=pure emp emp-b10 kieker}"
 : "${H2_VERSION:=2.3.232}" "${KIEKER_VERSION:=2.0.2}"
 CACHE=$BENCH_ROOT/bench/.cache
 H2_JAR=$(maven_get "$CACHE" com.h2database h2 "$H2_VERSION") || bench_die "cannot fetch H2 $H2_VERSION"
@@ -38,6 +42,7 @@ for v in $VARIANTS; do
 	case $v in
 	pure) bench_variant pure "" ;;
 	emp) bench_variant emp "-agentpath:$EMP_LIB=mode=trace,include=org.h2.*,out=@OUT@/data/run.emp" ;;
+	emp-b[0-9]*) bench_variant "$v" "-agentpath:$EMP_LIB=mode=trace,include=org.h2.*,budget=${v#emp-b},out=@OUT@/data/run.emp" ;;
 	kieker)
 		KIEKER_AJ=$(maven_get "$CACHE" net.kieker-monitoring kieker "$KIEKER_VERSION" aspectj) ||
 			bench_die "cannot fetch Kieker $KIEKER_VERSION (aspectj)"
@@ -63,7 +68,7 @@ EOF
 		echo "kieker: $KIEKER_VERSION aspectj ($KIEKER_AJ)" >>"$BENCH_DIR/machine.txt"
 		bench_variant kieker "-javaagent:$KIEKER_AJ -Dorg.aspectj.weaver.loadtime.configuration=file:$BENCH_DIR/bin/aop.xml -Dkieker.monitoring.configuration=$BENCH_DIR/bin/kieker.properties -Dkieker.monitoring.writer.filesystem.FileWriter.customStoragePath=@OUT@/data"
 		;;
-	*) bench_die "unknown variant '$v' (pure, emp, kieker)" ;;
+	*) bench_die "unknown variant '$v' (pure, emp, emp-bN, kieker)" ;;
 	esac
 done
 
@@ -76,7 +81,9 @@ bench_count_emp() {
 	{
 		echo "bytes $(stat -c %s "$dump")"
 		echo "ring_full_waits $(awk -F, '$1=="counters" && $3=="ring_full_waits" {print $4}' "$out/info.csv")"
-		/usr/bin/time -f 'analyzer %e %M' "$EMP_ANALYZE" calls "$dump" 2>&1 >/dev/null | tail -1
+		echo "removed $(awk -F, '$1=="counters" && $3=="budget_methods_removed" {print $4}' "$out/info.csv")"
+		# calls.csv: self time per method (the report's coverage; budget= marks the methods it removed)
+		/usr/bin/time -f 'analyzer %e %M' "$EMP_ANALYZE" calls --format=csv "$dump" 2>&1 >"$out/calls.csv" | tail -1
 	} >"$out/extra.txt"
 	echo "calls $calls"
 }
