@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +29,14 @@
 
 static struct {
 	double pct; /* 0: no budget */
-	double pair_ns;
-	JavaVM *vm;
+	double pair_ns; /* the controller's own */
+	int ffm;
 	emp_budget_retransform_fn retransform;
-	pthread_t thread;
 	int started;
-	pthread_mutex_t lock; /* guards stop, with cond */
+	pthread_mutex_t lock; /* guards stop and done, with cond */
 	pthread_cond_t cond;
 	int stop;
+	int done; /* the controller's loop ended */
 } b = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 void emp_budget_setup(double pct)
@@ -121,7 +120,7 @@ static void name_removed(const struct cand *c, const struct emp_callstat *m, dou
 
 /* One period: @cpu_ns of process CPU time went by.  Remove methods until the estimated cost is under the budget,
  * then retransform their classes.  Return: methods removed. */
-static size_t decide(uint64_t cpu_ns)
+static size_t decide(JNIEnv *jni, uint64_t cpu_ns)
 {
 	uint32_t max = emp_callstats_max_id();
 	struct cand *c = malloc((size_t)max * sizeof(*c) + 1);
@@ -166,20 +165,22 @@ static size_t decide(uint64_t cpu_ns)
 	free(c);
 	if (removed) {
 		emp_count(EMP_C_METHODS_DEINSTRUMENTED, removed);
-		JNIEnv *jni = emp_budget_attach(b.vm, "emp budget");
-		if (jni) {
-			b.retransform(jni, in_batch);
-			(*b.vm)->DetachCurrentThread(b.vm);
-		} else {
-			emp_warn("budget=: cannot attach the controller to the JVM; the probes stay");
-		}
+		b.retransform(jni, in_batch);
 	}
 	return removed;
 }
 
-static void *controller_main(void *arg)
+/* The controller: a JVMTI agent thread (RunAgentThread), as it must call RetransformClasses.  The JVM leaves such
+ * a thread out of Thread.activeCount/enumerate, Thread.getAllStackTraces and the ThreadMXBean views; its
+ * java.lang.Thread still takes a thread id and jcmd Thread.print lists it (as the wall-clock sampler). */
+static void JNICALL controller_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
-	(void)arg;
+	(void)jvmti, (void)arg;
+	b.pair_ns = calibrate(b.ffm); /* here, not on the thread running VMInit: the program starts meanwhile */
+	char v[64];
+	snprintf(v, sizeof(v), "%.1f", b.pair_ns);
+	emp_writer_add_meta("budget_probe_pair_ns", v);
+	emp_info("budget=%g%%: a probe pair costs %.1f ns (calibrated)", b.pct, b.pair_ns);
 	uint64_t cpu = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	uint64_t next = emp_clock_ns(CLOCK_MONOTONIC) + PERIOD_NS;
 	pthread_mutex_lock(&b.lock);
@@ -192,13 +193,14 @@ static void *controller_main(void *arg)
 		if (now - cpu < MIN_CPU_NS)
 			continue;
 		pthread_mutex_unlock(&b.lock);
-		decide(now - cpu);
+		decide(jni, now - cpu);
 		/* The retransformation's own CPU time is the agent's, not the program's: start the next period after it. */
 		cpu = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		pthread_mutex_lock(&b.lock);
 	}
+	b.done = 1;
+	pthread_cond_broadcast(&b.cond);
 	pthread_mutex_unlock(&b.lock);
-	return NULL;
 }
 
 /* The system thread group (a global ref), taken at VMInit by emp_budget_prepare(): a native thread cannot ask
@@ -227,19 +229,15 @@ JNIEnv *emp_budget_attach(JavaVM *vm, const char *name)
 	return env;
 }
 
-int emp_budget_start(JavaVM *vm, int ffm, emp_budget_retransform_fn retransform)
+int emp_budget_start(jvmtiEnv *jvmti, JNIEnv *jni, int ffm, emp_budget_retransform_fn retransform)
 {
 	if (b.pct <= 0)
 		return 0;
-	b.vm = vm;
 	b.retransform = retransform;
-	b.pair_ns = calibrate(ffm);
+	b.ffm = ffm;
 	char v[64];
 	snprintf(v, sizeof(v), "%g", b.pct);
 	emp_writer_add_meta("budget_pct", v);
-	snprintf(v, sizeof(v), "%.1f", b.pair_ns);
-	emp_writer_add_meta("budget_probe_pair_ns", v);
-	emp_info("budget=%g%%: a probe pair costs %.1f ns (calibrated)", b.pct, b.pair_ns);
 	pthread_condattr_t a;
 	if (pthread_condattr_init(&a) || pthread_condattr_setclock(&a, CLOCK_MONOTONIC) ||
 	    pthread_cond_init(&b.cond, &a)) {
@@ -247,28 +245,30 @@ int emp_budget_start(JavaVM *vm, int ffm, emp_budget_retransform_fn retransform)
 		return -1;
 	}
 	pthread_condattr_destroy(&a);
-	sigset_t all, old;
-	sigfillset(&all); /* no process-directed signal for this thread: they are the JVM's */
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&b.thread, NULL, controller_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc) {
-		emp_warn("budget=: cannot start the controller (%s); every selected call is recorded", strerror(rc));
+	jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
+	jmethodID ctor = tc ? (*jni)->GetMethodID(jni, tc, "<init>", "(Ljava/lang/String;)V") : NULL;
+	jstring name = ctor ? (*jni)->NewStringUTF(jni, "emp budget") : NULL;
+	jobject thread = name ? (*jni)->NewObject(jni, tc, ctor, name) : NULL;
+	b.started = thread && (*jvmti)->RunAgentThread(jvmti, thread, controller_main, NULL,
+						       JVMTI_THREAD_NORM_PRIORITY) == JVMTI_ERROR_NONE;
+	(*jni)->ExceptionClear(jni);
+	if (!b.started) {
+		emp_warn("budget=: cannot start the controller thread; every selected call is recorded");
 		return -1;
 	}
-	pthread_setname_np(b.thread, "emp budget");
-	b.started = 1;
 	return 0;
 }
 
+/* Wait for the controller's loop to end (an agent thread cannot be joined). */
 void emp_budget_stop(void)
 {
 	if (!b.started)
 		return;
 	pthread_mutex_lock(&b.lock);
 	b.stop = 1;
-	pthread_cond_signal(&b.cond);
+	pthread_cond_broadcast(&b.cond);
+	while (!b.done)
+		pthread_cond_wait(&b.cond, &b.lock);
 	pthread_mutex_unlock(&b.lock);
-	pthread_join(b.thread, NULL);
 	b.started = 0;
 }

@@ -7,8 +7,8 @@
  *                         class's rewrite the methods the controller removed (emp_budget_removed);
  *   the writer thread     counts, as it drains each thread's ring, calls and self time per method id
  *                         (emp_budget_note): the probes do no extra work;
- *   the controller        a native thread of the agent (never a Java thread; attached to the JVM only while it
- *                         retransforms, in the system thread group), every EMP_BUDGET_PERIOD: calls in the last
+ *   the controller        a JVMTI agent thread (out of the program's thread views; it must call JVMTI
+ *                         RetransformClasses), every 200 ms: calls in the last
  *                         period × the calibrated cost of a probe pair against PCT % of the process CPU time in it;
  *                         over budget, it removes the methods with the most calls per ns of self time (tiny, hot
  *                         ones first) until the estimate is under the budget, names each in the dump (META
@@ -29,18 +29,20 @@ typedef void (*emp_budget_retransform_fn)(JNIEnv *jni, int (*want)(const char *k
 /* Agent_OnLoad: set the budget (0 < @pct <= 100; 0: none) and, with one, turn the counting on (callstats.h). */
 void emp_budget_setup(double pct);
 
-/* VMInit: start the controller (@ffm: probes are the FFM flavour).  Return: 0, or -1 (logged; no budget). */
-int emp_budget_start(JavaVM *vm, int ffm, emp_budget_retransform_fn retransform);
+/* VMInit: calibrate the probe cost (@ffm: probes are the FFM flavour) and start the controller, a JVMTI agent
+ * thread.  Return: 0, or -1 (logged; no budget). */
+int emp_budget_start(jvmtiEnv *jvmti, JNIEnv *jni, int ffm, emp_budget_retransform_fn retransform);
 
-/* End of the recording: stop and join the controller (before the writer's final drain). */
+/* End of the recording: stop the controller and wait for it (before the writer's final drain). */
 void emp_budget_stop(void);
 
 /* VMInit (a Java thread): keep the system thread group for emp_budget_attach(). */
 void emp_budget_prepare(jvmtiEnv *jvmti, JNIEnv *jni);
 
 /* Attach the calling native thread to @vm as a daemon of the system thread group (out of the program's
- * Thread.activeCount/enumerate, which see the main group) named @name, for a retransformation; the caller
- * detaches it right after.  Return: its JNIEnv, or NULL. */
+ * Thread.activeCount/enumerate, which see the main group; ThreadMXBean and getAllStackTraces see it while it is
+ * attached) named @name, for one retransformation (emp_tracer_restore on the duration= timer); the caller detaches
+ * it right after.  Return: its JNIEnv, or NULL. */
 JNIEnv *emp_budget_attach(JavaVM *vm, const char *name);
 
 #endif /* EMP_BUDGET_H */

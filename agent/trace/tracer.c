@@ -846,9 +846,7 @@ static void tracer_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 		return;
 	retransform_loaded(jvmti, jni);
 	emp_budget_prepare(jvmti, jni);
-	JavaVM *vm = NULL;
-	if (emp_callstats_on() && (*jni)->GetJavaVM(jni, &vm) == JNI_OK)
-		emp_budget_start(vm, tr.ffm_used, retransform_for_budget);
+	emp_budget_start(jvmti, jni, tr.ffm_used, retransform_for_budget);
 }
 
 static void tracer_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
