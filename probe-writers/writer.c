@@ -104,6 +104,16 @@ int emp_writer_alive(void)
 	return s == W_OPEN || s == W_RUNNING;
 }
 
+uint64_t emp_writer_cpu_ns(void)
+{
+	clockid_t id;
+	/* Relaxed: the caller's thread was created after emp_writer_start() set w.thread (thread creation orders it);
+	 * the state only says whether the thread is still there. */
+	if (atomic_load_explicit(&state, memory_order_relaxed) != W_RUNNING || pthread_getcpuclockid(w.thread, &id))
+		return 0;
+	return emp_clock_ns(id);
+}
+
 void emp_writer_set_sample_decoder(emp_sample_decode_fn fn)
 {
 	w.decode = fn;

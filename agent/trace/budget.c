@@ -22,6 +22,7 @@
 #define MIN_CPU_NS (20 * 1000000ull) /* a period with less process CPU time than this decides nothing */
 /* Removal aims this far under the budget, so that the next period's jitter does not remove more at once. */
 #define AIM 0.8
+#define WRITER_MIN_CALLS 100000
 /* The thread-state transition of one JNI probe pair (two static native calls), which the calibration loop cannot
  * time from C: ≈ 25 ns measured on JDK 17 by giving the natives empty bodies (tracer.c, file comment).  The FFM
  * flavour's critical downcalls make no transition. */
@@ -29,7 +30,8 @@
 
 static struct {
 	double pct; /* 0: no budget */
-	double pair_ns; /* the controller's own */
+	double pair_ns;         /* the controller's own */
+	double writer_per_call; /* the controller's own: writer CPU ns per call drained, see decide() */
 	int ffm;
 	emp_budget_retransform_fn retransform;
 	int started;
@@ -51,8 +53,9 @@ void emp_budget_setup(double pct)
 /* The probe's cost per call (an entry and an exit), calibrated once at the controller's start: the C work of a
  * probe pair (two emp_clock_ticks() reads, two 16-byte records reserved, filled and committed in a ring, as
  * enter_fast/exit_fast do) timed over 100,000 pairs on the thread's CPU clock, the best of 3, plus the JNI
- * transition the loop cannot reproduce (JNI_PAIR_TRANSITION_NS) for the JNI flavour.  The writer's work per
- * record runs on another thread and is not counted: the estimate is a lower bound of the agent's whole cost. */
+ * transition the loop cannot reproduce (JNI_PAIR_TRANSITION_NS) for the JNI flavour.  The writer's work is not in
+ * it: decide() adds the writer thread's measured CPU time.  What neither counts (the inlining a probe prevents,
+ * caches) makes the estimate a lower bound of the agent's cost. */
 static double calibrate(int ffm)
 {
 	enum { N = 100000 };
@@ -118,14 +121,17 @@ static void name_removed(const struct cand *c, const struct emp_callstat *m, dou
 	emp_writer_add_meta(key, val);
 }
 
-/* One period: @cpu_ns of process CPU time went by.  Remove methods until the estimated cost is under the budget,
- * then retransform their classes.  Return: methods removed. */
-static size_t decide(JNIEnv *jni, uint64_t cpu_ns)
+/* One period: @cpu_ns of process CPU time went by, @writer_ns of it the writer's.  The agent's cost: the calls
+ * drained × (the calibrated probe pair + the writer's CPU time per call).  The writer's share per call is taken
+ * from periods of at least WRITER_MIN_CALLS calls (b.writer_per_call): its CPU time has a part that does not shrink
+ * with the calls (its wake-ups, flushes), which spread over a few calls would make every method look costly.
+ * Remove methods until that cost is under the budget, then retransform their classes.  Return: methods removed. */
+static size_t decide(JNIEnv *jni, uint64_t cpu_ns, uint64_t writer_ns)
 {
 	uint32_t max = emp_callstats_max_id();
 	struct cand *c = malloc((size_t)max * sizeof(*c) + 1);
 	size_t n = 0;
-	uint64_t calls = 0;
+	uint64_t calls = 0, live = 0; /* calls drained; those of methods that still have their probes */
 	double ns_per_tick = 1e9 / emp_clock_hz();
 	if (!c)
 		return 0;
@@ -139,10 +145,17 @@ static size_t decide(JNIEnv *jni, uint64_t cpu_ns)
 		m->seen_calls = k;
 		m->seen_self = s;
 		calls += dk;
-		if (dk && !atomic_load_explicit(&m->removed, memory_order_relaxed))
+		/* A removed method's calls drained now were made before its removal (the writer lags) or by frames
+		 * that still run its old code: no cost to come. */
+		if (dk && !atomic_load_explicit(&m->removed, memory_order_relaxed)) {
+			live += dk;
 			c[n++] = (struct cand){ id, dk, ds, (double)dk / ((double)ds * ns_per_tick + 1.0) };
+		}
 	}
-	double cost = (double)calls * b.pair_ns, limit = b.pct / 100.0 * (double)cpu_ns;
+	if (calls >= WRITER_MIN_CALLS)
+		b.writer_per_call = (double)writer_ns / (double)calls;
+	double per_call = b.pair_ns + b.writer_per_call;
+	double cost = (double)live * per_call, limit = b.pct / 100.0 * (double)cpu_ns;
 	size_t removed = 0;
 	if (cost > limit) {
 		qsort(c, n, sizeof(*c), by_score);
@@ -158,7 +171,7 @@ static size_t decide(JNIEnv *jni, uint64_t cpu_ns)
 				batch.names[batch.n++] = klass;
 			emp_callstats_remove(m);
 			name_removed(&c[i], m, ns_per_tick);
-			cost -= (double)c[i].calls * b.pair_ns;
+			cost -= (double)c[i].calls * per_call;
 			removed++;
 		}
 	}
@@ -181,7 +194,7 @@ static void JNICALL controller_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 	snprintf(v, sizeof(v), "%.1f", b.pair_ns);
 	emp_writer_add_meta("budget_probe_pair_ns", v);
 	emp_info("budget=%g%%: a probe pair costs %.1f ns (calibrated)", b.pct, b.pair_ns);
-	uint64_t cpu = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	uint64_t cpu = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID), wcpu = emp_writer_cpu_ns();
 	uint64_t next = emp_clock_ns(CLOCK_MONOTONIC) + PERIOD_NS;
 	pthread_mutex_lock(&b.lock);
 	while (!b.stop) {
@@ -192,10 +205,12 @@ static void JNICALL controller_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		uint64_t now = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		if (now - cpu < MIN_CPU_NS)
 			continue;
+		uint64_t wnow = emp_writer_cpu_ns();
 		pthread_mutex_unlock(&b.lock);
-		decide(jni, now - cpu);
+		decide(jni, now - cpu, wnow > wcpu ? wnow - wcpu : 0);
 		/* The retransformation's own CPU time is the agent's, not the program's: start the next period after it. */
 		cpu = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		wcpu = emp_writer_cpu_ns();
 		pthread_mutex_lock(&b.lock);
 	}
 	b.done = 1;

@@ -718,10 +718,13 @@ static void retransform_for_budget(JNIEnv *jni, int (*want)(const char *klass))
 
 void emp_tracer_restore(JavaVM *vm, JNIEnv *jni)
 {
-	if (!tr.jvmti || !atomic_load_explicit(&tr.ready, memory_order_acquire) || !vm)
+	if (!tr.jvmti)
 		return;
-	/* (R2) release: every hook that runs from here on leaves its class alone. */
+	/* (R2) release: every hook that runs from here on leaves its class alone, also when VMInit has not defined
+	 * emp/Probe yet (a duration= shorter than the JVM's start): then nothing was rewritten and nothing will be. */
 	atomic_store_explicit(&tr.restoring, 1, memory_order_release);
+	if (!atomic_load_explicit(&tr.ready, memory_order_acquire) || !vm)
+		return;
 	JNIEnv *own = jni ? jni : emp_budget_attach(vm, "emp stop");
 	if (!own) {
 		emp_warn("cannot attach to the JVM to remove the probes; they stay until the JVM ends");

@@ -53,11 +53,12 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     expect_eq "$v no budget: classes_restored" 0 "$(info_value n.emp counters classes_restored)"
 
     # duration= ends the recording while the program runs on: the class is restored
-    "$jdk" -agentpath:"$AGENT"=mode=trace,$INC,duration=500ms,out=d.emp "${ARGS[@]}" >d.out 2>d.err ||
+    "$jdk" -agentpath:"$AGENT"=mode=trace,$INC,duration=1s,out=d.emp "${ARGS[@]}" >d.out 2>d.err ||
         fail "$v duration: exit $?: $(cat d.err)"
     cmp -s pure.out d.out || fail "$v duration: stdout differs: $(diff pure.out d.out)"
     [ -s d.err ] && fail "$v duration: stderr: $(cat d.err)"
     expect_eq "$v duration end_reason" duration "$(info_value d.emp meta end_reason)"
+    expect_eq "$v classes_rewritten before the end" 1 "$(info_value d.emp counters classes_rewritten)"
     expect_eq "$v classes_restored" 1 "$(info_value d.emp counters classes_restored)"
     expect_eq "$v retransform_failed" 0 "$(info_value d.emp counters retransform_failed)"
 
