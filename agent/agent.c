@@ -43,6 +43,7 @@
 static struct {
 	struct emp_options opts;
 	jvmtiEnv *jvmti;
+	JavaVM *vm;
 	/* The hooks of the recording: the mode, then with mode=sample,iteration= the trace mode's iteration-only hooks
 	 * (they instrument the iteration method, so its calls leave ENTER/EXIT pairs among the samples).  Every event
 	 * goes to each in this order, VMDeath in the reverse one (the iteration probe stops before the sampler). */
@@ -190,6 +191,10 @@ static void stop_recording(JNIEnv *jni, const char *reason)
 	for (unsigned i = agent.nmodes; i-- > 0;)
 		if (agent.modes[i]->vm_death)
 			agent.modes[i]->vm_death(agent.jvmti, jni);
+	/* The program goes on: its classes get their original bytes back (counted in the dump, hence before the
+	 * writer stops). */
+	if (strcmp(reason, "vm_death") && strcmp(reason, "load_failed"))
+		emp_tracer_restore(agent.vm, jni);
 	emp_writer_stop(reason);
 	pthread_mutex_lock(&agent.timer_lock);
 	agent.stopped = 1;
@@ -317,6 +322,7 @@ static jint load(JavaVM *vm, char *options, int live)
 		emp_error("the agent is already loaded in this JVM; ignoring a second -agentpath");
 		return JNI_ERR;
 	}
+	agent.vm = vm;
 	if (emp_options_parse(options, &agent.opts, err, sizeof(err))) {
 		emp_error("%s", err);
 		return JNI_ERR;

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # trace-app.sh - tracing a whole real application: H2 (fetched from Maven) under emp.sut.JdbcLoad's JDBC load
 # (4 threads, point selects, range aggregates, joins), every method of org.h2 traced.  Variants, interleaved, one
-# JVM per run: pure; emp (mode=trace,include=org.h2.*, file writer); Kieker's AspectJ agent
+# JVM per run: pure; emp (mode=trace,include=org.h2.*, file writer); emp-bN (the same with budget=N: the probes of the
+# methods that cost most for the time they account for are removed until their cost is under N % of the CPU time);
+# Kieker's AspectJ agent
 # (OperationExecutionAspectFull woven within org.h2..*, binary file writer), the only Kieker probe that can select
 # a package (its ByteBuddy agent matches exact class names); with a JDK 25 `JAVA`, JFR's method tracing
 # (`jdk.MethodTrace`, JEP 520: one event per call, no stack trace) and method timing (`jdk.MethodTiming`:
@@ -11,15 +13,17 @@
 #
 # Per variant: whole-process wall time as a ratio to pure (median of the per-round ratios, bootstrap 95 % CI),
 # calls recorded per run, bytes of output per call; for emp also ring_full_waits (traced threads waiting for the
-# writer) and `emp-analyze calls` on the dump: seconds and peak memory (for JFR its own `jfr view`).  Every run's
-# stdout (JdbcLoad's checksum) must equal the pure run's: an agent must not change what the program computes.
+# writer) and `emp-analyze calls` on the dump: seconds and peak memory (for JFR its own `jfr view`); for emp-bN
+# the methods de-instrumented and the coverage: the share of the full trace's traced time (self time of every
+# method in the emp run of the same round) that is in methods the budget run kept.  Every run's stdout
+# (JdbcLoad's checksum) must equal the pure run's: an agent must not change what the program computes.
 #
 # Usage: bench/trace-app.sh [--quick]        (make bench-trace-app)
 # Knobs (env): VMS (3; quick 1), ROWS (50000; quick 10000), QUERIES (2000 per thread; quick 500), THREADS (4),
-#   VARIANTS ("pure emp kieker", plus "jfr-timing jfr-trace" when JAVA is JDK 25+), H2_VERSION (2.3.232),
-#   KIEKER_VERSION (2.0.2), JAVA, PIN, KEEP_RAW, BUILD, EMP_OPTS (appended to emp's agent options, e.g.
-#   ",ringsize=4M"), EMP_LIB_B (a second libemp.so, copied at start: variant emp-b runs it with the same options,
-#   interleaved with emp, for an A B A B comparison of builds).
+#   VARIANTS ("pure emp emp-b10 kieker", plus "jfr-timing jfr-trace" when JAVA is JDK 25+; emp-bN: budget=N for
+#   any N), H2_VERSION (2.3.232), KIEKER_VERSION (2.0.2), JAVA, PIN, KEEP_RAW, BUILD, EMP_OPTS (appended to emp's
+#   agent options, e.g. ",ringsize=4M"), EMP_LIB_B (a second libemp.so, copied at start: variant emp-alt runs it
+#   with the same options, interleaved with emp, for an A B A B comparison of builds).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/runner.sh
@@ -39,7 +43,7 @@ jfr_methods() {
 	[[ -x $JFR_TOOL && ${v%%.*} =~ ^[0-9]+$ ]] && ((${v%%.*} >= 25))
 }
 if [[ -z ${VARIANTS:-} ]]; then
-	VARIANTS="pure emp kieker"
+	VARIANTS="pure emp emp-b10 kieker"
 	jfr_methods && VARIANTS+=" jfr-timing jfr-trace"
 fi
 : "${H2_VERSION:=2.3.232}" "${KIEKER_VERSION:=2.0.2}"
@@ -54,11 +58,12 @@ for v in $VARIANTS; do
 	case $v in
 	pure) bench_variant pure "" ;;
 	emp) bench_variant emp "-agentpath:$EMP_LIB=mode=trace,include=org.h2.*${EMP_OPTS:-},out=@OUT@/data/run.emp" ;;
-	emp-b)
-		[[ -f ${EMP_LIB_B:-} ]] || bench_die "variant emp-b needs EMP_LIB_B=<a libemp.so> (got '${EMP_LIB_B:-}')"
-		cp "$EMP_LIB_B" "$BENCH_DIR/bin/libemp-b.so"
-		bench_variant emp-b "-agentpath:$BENCH_DIR/bin/libemp-b.so=mode=trace,include=org.h2.*${EMP_OPTS:-},out=@OUT@/data/run.emp"
+	emp-alt)
+		[[ -f ${EMP_LIB_B:-} ]] || bench_die "variant emp-alt needs EMP_LIB_B=<a libemp.so> (got '${EMP_LIB_B:-}')"
+		cp "$EMP_LIB_B" "$BENCH_DIR/bin/libemp-alt.so"
+		bench_variant emp-alt "-agentpath:$BENCH_DIR/bin/libemp-alt.so=mode=trace,include=org.h2.*${EMP_OPTS:-},out=@OUT@/data/run.emp"
 		;;
+	emp-b[0-9]*) bench_variant "$v" "-agentpath:$EMP_LIB=mode=trace,include=org.h2.*,budget=${v#emp-b}${EMP_OPTS:-},out=@OUT@/data/run.emp" ;;
 	kieker)
 		KIEKER_AJ=$(maven_get "$CACHE" net.kieker-monitoring kieker "$KIEKER_VERSION" aspectj) ||
 			bench_die "cannot fetch Kieker $KIEKER_VERSION (aspectj)"
@@ -98,7 +103,7 @@ EOF
 		# its startup lines would otherwise go to stdout, which must equal the pure run's (only =off silences them).
 		bench_variant "$v" "-Xlog:jfr+startup=off -XX:StartFlightRecording:settings=$BENCH_DIR/bin/$v.jfc,filename=@OUT@/data/run.jfr,maxsize=0"
 		;;
-	*) bench_die "unknown variant '$v' (pure, emp, emp-b, kieker, jfr-timing, jfr-trace)" ;;
+	*) bench_die "unknown variant '$v' (pure, emp, emp-alt, emp-bN, kieker, jfr-timing, jfr-trace)" ;;
 	esac
 done
 
@@ -111,7 +116,9 @@ bench_count_emp() {
 	{
 		echo "bytes $(stat -c %s "$dump")"
 		echo "ring_full_waits $(awk -F, '$1=="counters" && $3=="ring_full_waits" {print $4}' "$out/info.csv")"
-		/usr/bin/time -f 'analyzer %e %M' "$EMP_ANALYZE" calls "$dump" 2>&1 >/dev/null | tail -1
+		echo "removed $(awk -F, '$1=="counters" && $3=="budget_methods_removed" {print $4}' "$out/info.csv")"
+		# calls.csv: self time per method (the report's coverage; budget= marks the methods it removed)
+		/usr/bin/time -f 'analyzer %e %M' "$EMP_ANALYZE" calls --format=csv "$dump" 2>&1 >"$out/calls.csv" | tail -1
 	} >"$out/extra.txt"
 	echo "calls $calls"
 }

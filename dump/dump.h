@@ -15,7 +15,7 @@
 #define EMP_DUMP_MAGIC_LEN    8
 #define EMP_DUMP_HEADER_LEN   16
 #define EMP_DUMP_VERSION_MAJOR 1
-#define EMP_DUMP_VERSION_MINOR 3 /* 1: PAUSES chunks; 2: CPU events; 3: VTHREAD events */
+#define EMP_DUMP_VERSION_MINOR 4 /* 1: PAUSES chunks; 2: CPU events; 3: VTHREAD events; 4: budget= META keys */
 
 /* Chunk header: u32 magic "EMPC", u8 type, u8 flags (0), u16 reserved (0), u32 stored length (bytes of the LZ4
  * frame that follows), u32 raw length (bytes after decompression). */

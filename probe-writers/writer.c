@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "counters.h"
 #include "dump_writer.h"
+#include "callstats.h"
 #include "gcpause.h"
 #include "log.h"
 #include "ring.h"
@@ -33,6 +34,7 @@ struct wthread {
 	struct emp_thread *t;
 	struct emp_dump_events *events; /* the thread's encoder, created at its first record */
 	int name_written;               /* its THREAD symbol is in the dump */
+	struct emp_callstats_stack *budget; /* budget=: the thread's open calls, for calls and self time per method */
 	struct wthread *next;
 };
 
@@ -142,6 +144,16 @@ int emp_writer_alive(void)
 {
 	int s = atomic_load_explicit(&state, memory_order_relaxed);
 	return s == W_OPEN || s == W_RUNNING;
+}
+
+uint64_t emp_writer_cpu_ns(void)
+{
+	clockid_t id;
+	/* Relaxed: the caller's thread was created after emp_writer_start() set w.thread (thread creation orders it);
+	 * the state only says whether the thread is still there. */
+	if (atomic_load_explicit(&state, memory_order_relaxed) != W_RUNNING || pthread_getcpuclockid(w.thread, &id))
+		return 0;
+	return emp_clock_ns(id);
 }
 
 void emp_writer_set_sample_decoder(emp_sample_decode_fn fn)
@@ -286,6 +298,7 @@ static uint64_t drain(struct wthread *wt)
 	if (!emp_ring_consume_begin(&t->ring, &tail, &head))
 		return 0;
 	uint64_t start = tail;
+	int budget_on = emp_callstats_on();
 	if (!wt->name_written && !w.discard) {
 		int rc = emp_dump_add_thread(w.dump, t->id, (uint64_t)t->tid, t->flags, t->name);
 		if (rc)
@@ -296,6 +309,8 @@ static uint64_t drain(struct wthread *wt)
 	while (tail != head) {
 		uint32_t size;
 		const uint8_t *rec = emp_ring_record(&t->ring, tail, &size);
+		if (budget_on)
+			emp_callstats_note(&wt->budget, rec);
 		if (!w.discard) {
 			if (!wt->events && !(wt->events = emp_dump_events_new(t->id))) {
 				report_write_error(-ENOMEM);
@@ -389,6 +404,7 @@ static uint64_t pass(int final)
 					report_write_error(rc);
 			}
 			emp_dump_events_free(wt->events);
+			emp_callstats_stack_free(wt->budget);
 			*pp = wt->next;
 			emp_thread_free(wt->t);
 			free(wt);

@@ -44,6 +44,9 @@ int emp_writer_start(void);
 void emp_writer_add_meta(const char *key, const char *value);
 /* 1 while records are still accepted (between open and stop). */
 int emp_writer_alive(void);
+/* emp_writer_cpu_ns - the writer thread's CPU time so far, or 0 when it is not running.  For budget= (its caller
+ * stops before the writer does). */
+uint64_t emp_writer_cpu_ns(void);
 /* emp_writer_wake - ask the writer to drain now (a producer found its ring full). */
 void emp_writer_wake(void);
 /* A producer whose ring is full waits for the writer's next pass: seq = emp_writer_passes(), then one more try at

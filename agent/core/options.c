@@ -39,7 +39,7 @@ struct opt {
 /* The rows, in help order; an option's index is its bit in emp_options_parse()'s @seen. */
 enum opt_id {
 	OPT_MODE, OPT_INTERVAL, OPT_CLOCK, OPT_ENGINE, OPT_THREADS, OPT_DEPTH, OPT_INCLUDE, OPT_EXCLUDE, OPT_ITERATION,
-	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG, OPT_DURATION, OPT_HELP,
+	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG, OPT_DURATION, OPT_BUDGET, OPT_HELP,
 	OPT_COUNT
 };
 
@@ -197,6 +197,20 @@ static int parse_depth(struct emp_options *o, const struct opt *d, const char *v
 	return 0;
 }
 
+/* budget=PCT: a number in (0, 100].  0 or less can never hold (every probe costs something), more than 100 is no
+ * budget. */
+static int parse_budget(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(val, &end);
+	if (!*val || *end || errno || !(v > 0 && v <= 100))
+		return fail(err, el, "%s=%s: expected a percentage above 0 and at most 100 (a budget of 0 can never hold)",
+			    d->name, val);
+	o->budget_pct = v;
+	return 0;
+}
+
 static int parse_out(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
 {
 	(void)d;
@@ -332,6 +346,10 @@ static const struct opt opts[OPT_COUNT] = {
 	[OPT_DURATION] = { "duration", TIME(duration_ns, 100 * MS, 86400000 * MS), .def_text = "until the JVM ends",
 			   .text = "end the recording after this time and finish the dump; the program goes on (also "
 				   "`emp-attach PID stop`)" },
+	[OPT_BUDGET] = { "budget", "PCT", .def_text = "none: every selected call is recorded", .parse = parse_budget,
+			 .text = "trace mode: keep the probes' cost under PCT % of the program's CPU time by removing "
+				 "the probes of the methods that cost most for the time they account for (tiny, hot "
+				 "ones first); each is named in the dump" },
 	[OPT_HELP] = { "help", "", "print this text on stderr and exit with status 0", .parse = parse_help },
 };
 
@@ -499,6 +517,8 @@ int emp_options_parse(const char *text, struct emp_options *o, char *err, size_t
 	else if (o->clock == EMP_CLOCK_WALL && o->threads == EMP_THREADS_ALL)
 		return fail(err, errlen, "threads=all applies to clock=cpu only (wall-clock samples of idle JVM threads "
 					 "say nothing; use threads=java)");
+	if (o->mode != EMP_MODE_TRACE && GIVEN(seen, OPT_BUDGET))
+		return fail(err, errlen, "budget= applies to mode=trace only (mode is %s)", emp_mode_name(o->mode));
 	if (o->mode != EMP_MODE_TRACE && GIVEN(seen, OPT_ONFULL))
 		return fail(err, errlen, "onfull= applies to mode=trace only (mode is %s)", emp_mode_name(o->mode));
 	if (o->mode == EMP_MODE_OFF && o->iteration)

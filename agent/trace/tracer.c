@@ -65,6 +65,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
+#include "callstats.h"
 #include "clock.h"
 #include "counters.h"
 #include "dump.h"
@@ -102,8 +104,13 @@ static struct {
 	/* 1 with mode=trace: virtual threads get trace states of their own (vthread.h).  Not for sample mode's
 	 * iteration= hooks: the sampler keeps its per-thread data in the carrier's state. */
 	int vthreads;
+	int ffm_used; /* the FFM flavour was defined (define_probe()) */
 	/* The FFM flavour's three downcall handles (global refs), linked at VMInit; NULL with the JNI flavour. */
 	jobject ffm_handle[3];
+	/* 1 once the recording ended early (duration=, emp-attach PID stop): the hook leaves every class as it is, so
+	 * that the retransformation of emp_tracer_restore() gives the classes their original bytes back.  (R2)
+	 * store_release there pairs with (S2) load_acquire in the hook. */
+	_Atomic int restoring;
 } tr;
 
 /* ---- probe fast path ------------------------------------------------------------------------------------------ */
@@ -417,10 +424,12 @@ static int class_may_be_selected(const char *klass)
 	return is_iteration(klass, NULL) || (tr.filter && emp_filter_may_select_class(tr.filter, klass));
 }
 
-/* What the rewriter's method selection saw in one class: methods selected, and how many of them had no id yet. */
+/* What the rewriter's method selection saw in one class: methods selected, how many of them had no id yet, and
+ * how many budget= took out (budget.h). */
 struct selection {
 	unsigned selected;
 	unsigned fresh;
+	unsigned removed;
 };
 
 static int32_t select_method(void *ctx, const char *klass, const char *method, const char *descriptor,
@@ -436,6 +445,12 @@ static int32_t select_method(void *ctx, const char *klass, const char *method, c
 					       descriptor, &fresh);
 	if (id < 0 || id >= ITER_BIT)
 		return -1;
+	if (!iter && emp_callstats_removed((uint32_t)id)) {
+		sel->removed++;
+		return -1;
+	}
+	if (fresh)
+		emp_callstats_method((uint32_t)id, klass);
 	sel->selected++;
 	sel->fresh += (unsigned)fresh;
 	return (int32_t)(iter ? id | ITER_BIT : id);
@@ -468,19 +483,23 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
 	 * at VMInit if they may be selected). */
 	if (!name || !atomic_load_explicit(&tr.ready, memory_order_acquire))
 		return;
+	/* (S2) acquire; pairs with (R2). */
+	if (atomic_load_explicit(&tr.restoring, memory_order_acquire))
+		return;
 	if (!class_may_be_selected(name)) {
 		emp_count(EMP_C_CLASSES_NOT_SELECTED, 1);
 		return;
 	}
 	struct emp_rewrite_stats st;
 	memset(&st, 0, sizeof(st));
-	struct selection sel = { 0, 0 };
+	struct selection sel = { 0, 0, 0 };
 	uint8_t *out = NULL;
 	size_t out_len = 0;
 	int rc = emp_rewrite_class(data, (size_t)len, select_method, &sel, NULL, &out, &out_len, &st);
 	/* A retransformation of a class rewritten before (by anyone's RetransformClasses: the hook gets the original
-	 * bytes again) rewrites it the same way with the same ids; its methods were counted the first time. */
-	if (!(redefined && sel.selected && !sel.fresh))
+	 * bytes again) rewrites it the same way with the same ids (less those budget= removed); its methods were
+	 * counted the first time. */
+	if (!(redefined && (sel.selected || sel.removed) && !sel.fresh))
 		count_stats(&st);
 	if (rc) {
 		emp_debug("class %s left unchanged: %s", name, emp_rewrite_reason_str(rc));
@@ -633,14 +652,16 @@ static int define_probe(JNIEnv *jni, int ffm)
 		return -1;
 	}
 	emp_info("trace probes: %s", ffm ? "critical foreign-function downcalls" : "JNI static natives");
+	tr.ffm_used = ffm;
 	/* (R) release: the probe class and its natives before any rewritten class; pairs with (S). */
 	atomic_store_explicit(&tr.ready, 1, memory_order_release);
 	return 0;
 }
 
-/* Classes loaded before emp/Probe existed that the filters may select: retransform them now, in one call, and
- * one by one when the batch is refused (one bad class must not keep the others untraced). */
-static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
+/* Retransform the loaded, modifiable classes for which @want(internal name) is non-zero, in one call, and one by
+ * one when the batch is refused (one bad class must not keep the others as they are); count each in @done or
+ * retransform_failed. */
+static void retransform_where(jvmtiEnv *jvmti, JNIEnv *jni, int (*want)(const char *klass), enum emp_counter done)
 {
 	jint n = 0;
 	jclass *classes = NULL;
@@ -655,7 +676,7 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 		    sig[0] == 'L') {
 			size_t sl = strlen(sig);
 			sig[sl - 1] = 0;
-			keep = class_may_be_selected(sig + 1) &&
+			keep = want(sig + 1) &&
 			       (*jvmti)->IsModifiableClass(jvmti, classes[i], &modifiable) == JVMTI_ERROR_NONE &&
 			       modifiable;
 		}
@@ -667,11 +688,11 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 			(*jni)->DeleteLocalRef(jni, classes[i]);
 	}
 	if (m && (*jvmti)->RetransformClasses(jvmti, m, classes) == JVMTI_ERROR_NONE) {
-		emp_count(EMP_C_CLASSES_RETRANSFORMED, (uint64_t)m);
+		emp_count(done, (uint64_t)m);
 	} else {
 		for (jint i = 0; i < m; i++) {
 			jvmtiError e = (*jvmti)->RetransformClasses(jvmti, 1, &classes[i]);
-			emp_count(e == JVMTI_ERROR_NONE ? EMP_C_CLASSES_RETRANSFORMED : EMP_C_RETRANSFORM_FAILED, 1);
+			emp_count(e == JVMTI_ERROR_NONE ? done : EMP_C_RETRANSFORM_FAILED, 1);
 			if (e != JVMTI_ERROR_NONE)
 				emp_debug("RetransformClasses refused a class (JVMTI error %d)", e);
 		}
@@ -681,6 +702,37 @@ static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 	for (jint i = 0; i < m; i++)
 		(*jni)->DeleteLocalRef(jni, classes[i]);
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+}
+
+/* Classes loaded before emp/Probe existed that the filters may select. */
+static void retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	retransform_where(jvmti, jni, class_may_be_selected, EMP_C_CLASSES_RETRANSFORMED);
+}
+
+/* budget.h's emp_budget_retransform_fn: the classes whose method set budget= reduced. */
+static void retransform_for_budget(JNIEnv *jni, int (*want)(const char *klass))
+{
+	retransform_where(tr.jvmti, jni, want, EMP_C_CLASSES_RETRANSFORMED);
+}
+
+void emp_tracer_restore(JavaVM *vm, JNIEnv *jni)
+{
+	if (!tr.jvmti)
+		return;
+	/* (R2) release: every hook that runs from here on leaves its class alone, also when VMInit has not defined
+	 * emp/Probe yet (a duration= shorter than the JVM's start): then nothing was rewritten and nothing will be. */
+	atomic_store_explicit(&tr.restoring, 1, memory_order_release);
+	if (!atomic_load_explicit(&tr.ready, memory_order_acquire) || !vm)
+		return;
+	JNIEnv *own = jni ? jni : emp_budget_attach(vm, "emp stop");
+	if (!own) {
+		emp_warn("cannot attach to the JVM to remove the probes; they stay until the JVM ends");
+		return;
+	}
+	retransform_where(tr.jvmti, own, class_may_be_selected, EMP_C_CLASSES_RESTORED);
+	if (!jni)
+		(*vm)->DetachCurrentThread(vm);
 }
 
 /* Split iteration=pkg.Class.method into class and method.  Return: 0 or -1 (message in @err). */
@@ -751,6 +803,7 @@ static int tracer_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapa
 			 jvmtiEventCallbacks *cb, char *err, size_t errlen)
 {
 	tr.ffm_allowed = !jdk_reachable(o);
+	emp_budget_setup(o->budget_pct);
 	tr.vthreads = 1;
 	if (!(tr.filter = emp_filter_new())) {
 		snprintf(err, errlen, "out of memory");
@@ -795,12 +848,15 @@ static void tracer_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	if (define_probe(jni, tr.ffm_allowed))
 		return;
 	retransform_loaded(jvmti, jni);
+	emp_budget_prepare(jvmti, jni);
+	emp_budget_start(jvmti, jni, tr.ffm_used, retransform_for_budget);
 }
 
 static void tracer_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	(void)jvmti;
 	(void)jni;
+	emp_budget_stop(); /* its last names go out before the writer's final drain */
 	atomic_store_explicit(&tr.fast, 0, memory_order_relaxed);
 }
 

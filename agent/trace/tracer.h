@@ -29,9 +29,17 @@
 #ifndef EMP_TRACER_H
 #define EMP_TRACER_H
 
+#include <jni.h>
+
 #include "modes.h"
 
 extern const struct emp_mode_ops emp_tracer_ops;
 extern const struct emp_mode_ops emp_tracer_iteration_ops;
+
+/* emp_tracer_restore - the recording ended while the program goes on (duration=, `emp-attach PID stop`): give every
+ * class the tracer may have rewritten its original bytes back (RetransformClasses; counted classes_restored), so
+ * that the program runs without probes from now on.  After the modes' vm_death hooks, before the writer stops.
+ * @jni: the caller's, or NULL on a native thread (then attached for the call).  No-op without trace mode. */
+void emp_tracer_restore(JavaVM *vm, JNIEnv *jni);
 
 #endif /* EMP_TRACER_H */

@@ -11,6 +11,8 @@
 #include "calls.h"
 #include "cli.h"
 #include "commands.h"
+#include "deinstr.h"
+#include "notes.h"
 #include "symtab.h"
 #include "trace.h"
 #include "util.h"
@@ -41,6 +43,7 @@ struct calls_ctx {
 	struct emp_dump_reader *r;
 	struct emp_calls_method *m;
 	uint32_t cap;
+	uint64_t self_ns; /* the dump's traced time: the sum of every call's self time */
 };
 
 static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
@@ -56,7 +59,9 @@ static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_
 	}
 	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
 	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
-	emp_calls_add(&x->m[gid], emp_trace_ns(x->r, dur), emp_trace_ns(x->r, self), c->threw);
+	uint64_t self_ns = emp_trace_ns(x->r, self);
+	x->self_ns += self_ns;
+	emp_calls_add(&x->m[gid], emp_trace_ns(x->r, dur), self_ns, c->threw);
 }
 
 struct row {
@@ -131,6 +136,7 @@ int emp_cmd_calls(int argc, char **argv)
 					     "never_closed", "open_at_end", "unbalanced_exit" };
 	struct emp_table *vt = emp_table_new("validation", "Trace validation", 13, vcols);
 	struct emp_report *rep = emp_report_new(cli.format);
+	struct emp_notes notes = { 0 };
 	int invalid = 0;
 	for (int i = optind; i < argc; i++) {
 		struct emp_dump_reader *r = emp_input_open(&cli.in, argv[i]);
@@ -140,9 +146,14 @@ int emp_cmd_calls(int argc, char **argv)
 		x.map = emp_symtab_map_new(x.st, r);
 		struct emp_trace *tr = emp_trace_new(&ops, &x);
 		struct emp_event ev;
-		while (emp_dump_reader_next(r, &ev))
+		uint64_t last_ticks = 0;
+		x.self_ns = 0;
+		while (emp_dump_reader_next(r, &ev)) {
+			last_ticks = ev.ticks > last_ticks ? ev.ticks : last_ticks;
 			emp_trace_event(tr, &ev);
+		}
 		emp_trace_finish(tr, r);
+		emp_deinstr_apply(r, argv[i], x.st, x.map, last_ticks, x.self_ns, &notes);
 		emp_input_done(&cli.in, r);
 		const struct emp_trace_stats *s = emp_trace_stats(tr);
 		/* Exit probes the agent saw without an open entry: no record was written for them, so the events
@@ -177,6 +188,7 @@ int emp_cmd_calls(int argc, char **argv)
 			cli.in.exit_code = EMP_EXIT_ERROR;
 	} else {
 		emp_table_free(vt);
+		emp_report_notes(rep, &notes);
 		size_t n = 0;
 		struct row *rows = emp_xmalloc((x.cap ? x.cap : 1) * sizeof(*rows));
 		for (uint32_t g = 0; g < x.cap; g++)
@@ -217,6 +229,7 @@ int emp_cmd_calls(int argc, char **argv)
 	}
 	emp_report_print(rep, stdout);
 	emp_report_free(rep);
+	emp_notes_free(&notes);
 	for (uint32_t g = 0; g < x.cap; g++)
 		emp_calls_free(&x.m[g]);
 	free(x.m);

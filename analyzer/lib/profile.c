@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deinstr.h"
 #include "dump_reader.h"
 #include "trace.h"
 #include "util.h"
@@ -201,9 +202,10 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 		struct emp_trace *tr = NULL; /* created at the first trace event */
 		signed char *twant = NULL; /* per dump thread id: 0 unknown, 1 no, 2 yes */
 		uint32_t tcap = 0;
-		uint64_t samples = 0;
+		uint64_t samples = 0, last_ticks = 0, traced_before = emp_cct_root(p->cct)->total_ns;
 		struct emp_event ev;
 		while (emp_dump_reader_next(r, &ev)) {
+			last_ticks = ev.ticks > last_ticks ? ev.ticks : last_ticks;
 			if (po->threads) {
 				if (ev.thread >= tcap) {
 					uint32_t m = ev.thread + 64;
@@ -254,6 +256,8 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 					     PRIu64 " exits without entry)",
 					files[f], ts->calls, ts->unclosed, ts->exit_without_entry);
 			emp_trace_free(tr);
+			emp_deinstr_apply(r, files[f], p->st, map, last_ticks,
+					  emp_cct_root(p->cct)->total_ns - traced_before, &p->notes);
 		}
 		emp_input_done(in, r);
 		p->samples += samples;

@@ -157,6 +157,25 @@ uint32_t emp_symtab_intern(struct emp_symtab *st, enum emp_frame_kind kind, uint
 	return id;
 }
 
+void emp_symtab_mark_removed(struct emp_symtab *st, uint32_t gid)
+{
+	struct emp_sym *s = &st->syms[gid];
+	if (s->flags & EMP_SYM_REMOVED)
+		return;
+	s->flags |= EMP_SYM_REMOVED;
+	char *d = join(s->display, "", EMP_SYMTAB_REMOVED_MARK, "");
+	if (s->display_desc != s->display) {
+		char *dd = join(s->display_desc, "", EMP_SYMTAB_REMOVED_MARK, "");
+		free(s->display_desc);
+		s->display_desc = dd;
+		free(s->display);
+		s->display = d;
+	} else {
+		free(s->display);
+		s->display = s->display_desc = d;
+	}
+}
+
 int64_t emp_symtab_find(const struct emp_symtab *st, enum emp_frame_kind kind, const char *klass, const char *name,
 			const char *descriptor)
 {

@@ -50,6 +50,13 @@ const struct emp_sym *emp_symtab_get(const struct emp_symtab *st, uint32_t gid);
 /* emp_symtab_name - display name of @gid, with the descriptor when @with_desc. */
 const char *emp_symtab_name(const struct emp_symtab *st, uint32_t gid, int with_desc);
 
+/* Analyzer-only flag: budget= removed the method's probes during a recording (deinstr.h); its display names end
+ * in EMP_SYMTAB_REMOVED_MARK. */
+#define EMP_SYM_REMOVED 0x80000000u
+#define EMP_SYMTAB_REMOVED_MARK " [de-instrumented]"
+/* emp_symtab_mark_removed - set EMP_SYM_REMOVED on @gid and append the mark to its display names (once). */
+void emp_symtab_mark_removed(struct emp_symtab *st, uint32_t gid);
+
 /* Local → global id map of one reader. */
 struct emp_symtab_map;
 struct emp_symtab_map *emp_symtab_map_new(struct emp_symtab *st, struct emp_dump_reader *r);

@@ -6,7 +6,9 @@ Usage: trace-app-report.py DIR
 Per variant: runs that exited 0, median whole-process wall time, the median of the per-round wall ratios to the
 pure run of the same round with a bootstrap 95 % CI (2000 resamples, seed 1), calls recorded, bytes of output per
 call, emp's ring_full_waits and analyzer time/peak memory (from each run's extra.txt), and whether the program's
-stdout equals the pure run's.  Markdown on stdout.
+stdout equals the pure run's.  For emp-bN (budget=N): methods de-instrumented and the coverage, the share of the
+full trace's traced time (the self time of every method in the emp run of the same round, its calls.csv) in methods
+the budget run kept (those its calls.csv does not mark "[de-instrumented]").  Markdown on stdout.
 """
 import csv, os, random, statistics, sys
 d = sys.argv[1]
@@ -26,10 +28,25 @@ def extra(r):
 def stdout(r):
     return open(os.path.join(d, "runs", f"{r['workload']}-{r['variant']}-vm{r['vm']}", "stdout.txt")).read()
 pure = {r["vm"]: r for r in by.get("pure", []) if r["exit"] == "0"}
+full = {r["vm"]: r for r in by.get("emp", []) if r["exit"] == "0"}
+MARK = " [de-instrumented]"
+def calls_csv(r):
+    p = os.path.join(d, "runs", f"{r['workload']}-{r['variant']}-vm{r['vm']}", "calls.csv")
+    return list(csv.DictReader(open(p))) if os.path.exists(p) else None
+def coverage(r):
+    """Share of the full trace's self time in the methods budget run @r kept, or None."""
+    if r["vm"] not in full:
+        return None
+    f, b = calls_csv(full[r["vm"]]), calls_csv(r)
+    if not f or b is None:
+        return None
+    removed = {x["method"][:-len(MARK)] for x in b if x["method"].endswith(MARK)}
+    total = sum(int(x["self_ns"]) for x in f)
+    return 1 - sum(int(x["self_ns"]) for x in f if x["method"] in removed) / total if total else None
 print("## trace-app: H2 traced wholesale (" + open(os.path.join(d, "machine.txt")).read().split("java: ")[1].split("\n")[0].strip() + ")")
 print()
-print("| variant | runs ok | wall s (median) | ratio to pure [95 % CI] | calls recorded | bytes/call | ring_full_waits | reader s / MB (emp `calls`, `jfr view`) | output = pure |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| variant | runs ok | wall s (median) | ratio to pure [95 % CI] | calls recorded | bytes/call | ring_full_waits | reader s / MB (emp `calls`, `jfr view`) | methods removed | coverage | output = pure |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 rng = random.Random(1)
 for v, rs in by.items():
     ok = [r for r in rs if r["exit"] == "0"]
@@ -46,10 +63,13 @@ for v, rs in by.items():
     bpc = [int(e["bytes"][0]) / c for e, c in zip(ex, calls) if "bytes" in e and c]
     rfw = [e["ring_full_waits"][0] for e in ex if "ring_full_waits" in e]
     an = [f"{float(e['analyzer'][0]):.1f} / {int(e['analyzer'][1]) / 1024:.0f}" for e in ex if "analyzer" in e]
+    rem = [e["removed"][0] for e in ex if e.get("removed")]
+    cov = [c for c in (coverage(r) for r in ok) if c is not None] if v.startswith("emp-b") else []
     same = "—" if v == "pure" else ("yes" if all(r["vm"] in pure and stdout(r) == stdout(pure[r["vm"]]) for r in ok) else "**no**")
     print(f"| {v} | {len(ok)}/{len(rs)} | {statistics.median(walls):.2f} | {ci} | "
           f"{f'{int(statistics.median(calls)):,}' if calls else '—'} | {f'{statistics.median(bpc):.2f}' if bpc else '—'} | "
-          f"{', '.join(rfw) or '—'} | {', '.join(an) or '—'} | {same} |")
+          f"{', '.join(rfw) or '—'} | {', '.join(an) or '—'} | {', '.join(rem) if v.startswith('emp-b') else '—'} | "
+          f"{', '.join(f'{100 * c:.1f} %' for c in cov) or '—'} | {same} |")
 print()
 for line in open(os.path.join(d, "machine.txt")):
     print("    " + line.rstrip())

@@ -95,6 +95,8 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     for _ in $(seq 400); do grep -q '^calls ' trace.out && break; sleep 0.05; done
     attach_ok "$v stop" "emp-attach: JVM $pid: recording finished" "$pid" stop
     expect_eq "$v trace end reason" stop "$(info_value t.emp meta end_reason)"
+    # the program goes on without probes: AttachTarget, the one class rewritten, has its original bytes back
+    expect_eq "$v classes restored at stop" 1 "$(info_value t.emp counters classes_restored)"
     expect_eq "$v traced calls of counted()" "$CALLS" \
         "$("$ANALYZE" calls --format=csv t.emp | awk -F, '$1 == "emp.sut.AttachTarget.counted" { print $2 }')"
     "$ANALYZE" calls --check t.emp >/dev/null 2>check.err || fail "$v: calls --check: $(cat check.err)"

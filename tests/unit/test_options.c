@@ -187,6 +187,27 @@ Test(options, depth)
 	bad("depth=", "depth=: expected a number from 1 to 4096");
 }
 
+Test(options, budget)
+{
+	ok("mode=trace,include=a.*");
+	cr_assert_eq(o.budget_pct, 0.0, "no budget by default");
+	ok("mode=trace,include=a.*,budget=10");
+	cr_assert_eq(o.budget_pct, 10.0);
+	ok("mode=trace,include=a.*,budget=0.5");
+	cr_assert_eq(o.budget_pct, 0.5);
+	ok("mode=trace,include=a.*,budget=100");
+	cr_assert_eq(o.budget_pct, 100.0);
+	const char *const never[] = { "0", "-5", "100.5", "abc", "10%", "", "nan", "inf" };
+	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+		char text[64], msg[160];
+		snprintf(text, sizeof(text), "mode=trace,include=a.*,budget=%s", never[i]);
+		snprintf(msg, sizeof(msg),
+			 "budget=%s: expected a percentage above 0 and at most 100 (a budget of 0 can never hold)", never[i]);
+		bad(text, msg);
+	}
+	bad("mode=sample,budget=10", "budget= applies to mode=trace only (mode is sample)");
+}
+
 Test(options, out)
 {
 	ok("out=/tmp/x-%p-%t-%%.emp");
@@ -389,7 +410,7 @@ Test(options, help_text_lists_every_option_with_default)
 	const char *h = emp_options_help();
 	static const char *const keys[] = { "mode=", "interval=", "clock=", "engine=", "threads=", "depth=", "include=",
 					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "flush=",
-					    "ringsize=", "timesource=", "log=", "duration=" };
+					    "ringsize=", "timesource=", "log=", "duration=", "budget=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char line[64];
 		snprintf(line, sizeof(line), "\n  %s", keys[i]);
@@ -401,13 +422,14 @@ Test(options, help_text_lists_every_option_with_default)
 						"(default: file)", "(default: 1s;", "(default: 1M in",
 						"(default: auto)", "(default: warn)",
 						"(default: all with clock=cpu, java with wall)",
-						"(default: until the JVM ends; 100ms .. 86400s)" };
+						"(default: until the JVM ends; 100ms .. 86400s)",
+						"(default: none: every selected call is recorded)" };
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		cr_assert_not_null(strstr(h, defaults[i]), "help lacks %s", defaults[i]);
 	size_t n = 0;
 	for (const char *p = h; (p = strstr(p, "(default:")); p++)
 		n++;
-	cr_assert_eq(n, 14, "one default per option that has one");
+	cr_assert_eq(n, 15, "one default per option that has one");
 	cr_assert_eq(h[strlen(h) - 1], '\n');
 	for (const char *l = h; *l; l = strchr(l, '\n') + 1)
 		cr_assert_leq(strcspn(l, "\n"), 100u, "help line longer than 100 columns: %.40s", l);
