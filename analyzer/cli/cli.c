@@ -38,6 +38,9 @@ int emp_cli_common(struct emp_cli *c, int opt, const char *arg)
 	case EMP_OPT_WIDE:
 		emp_output_set_text_width(0);
 		return 1;
+	case EMP_OPT_JOBS:
+		c->in.jobs = (unsigned)emp_cli_number(c, "jobs", arg, 1, 256);
+		return 1;
 	case '?':
 	case ':': {
 		/* main() turned getopt's own messages off (opterr = 0) so that this is the one line printed.  The
