@@ -57,14 +57,14 @@ struct slot {
 	uint8_t *stored, *raw;
 	size_t stored_cap, raw_cap;
 	/* decode */
-	int state;             /* SLOT_FREE, SLOT_SUBMITTED, SLOT_DONE */
+	int state;             /* SLOT_FREE, SLOT_SUBMITTED, SLOT_TAKEN, SLOT_DONE */
 	const char *why;       /* decompression failed: why */
 	struct pre_event *pre; /* EVENTS: events decoded ahead */
 	size_t pre_n, pre_cap;
 	const uint8_t *rest;   /* EVENTS: where the decoding ahead stopped (NULL: nothing decoded ahead) */
 	uint64_t rest_ticks;   /* the ticks at that point */
 };
-enum { SLOT_FREE, SLOT_SUBMITTED, SLOT_DONE };
+enum { SLOT_FREE, SLOT_SUBMITTED, SLOT_TAKEN, SLOT_DONE };
 
 struct emp_dump_reader {
 	FILE *f;
@@ -541,9 +541,10 @@ static void decode_ahead(struct slot *c)
  *
  * The reading thread fetches chunks into a ring of slots in file order and submits them; a worker takes the oldest
  * submitted slot, decompresses it and decodes its events ahead, and marks it done; the reading thread reads the
- * slots in ring order, waiting for the next to be done.  One mutex guards every slot's state and the queue; a
- * slot's buffers belong to the worker from SLOT_SUBMITTED to SLOT_DONE and to the reading thread otherwise (the
- * mutex's release on one side and acquire on the other order each hand-over). */
+ * slots in ring order, waiting for the next when a worker is decoding it, decompressing it itself when no worker
+ * took it yet.  One mutex guards every slot's state and the queue; a slot's buffers belong to whoever took it
+ * (SLOT_TAKEN) until SLOT_DONE and to the reading thread otherwise (the mutex's release on one side and acquire
+ * on the other order each hand-over). */
 struct pool {
 	pthread_mutex_t mu;
 	pthread_cond_t work;   /* a slot was submitted, or stop */
@@ -571,6 +572,7 @@ static void *worker_main(void *arg)
 		struct slot *c = &r->slots[pl->next];
 		pl->next = (pl->next + 1) % r->nslots;
 		pl->queued--;
+		c->state = SLOT_TAKEN;
 		pthread_mutex_unlock(&pl->mu);
 		if (no_dctx)
 			c->why = "out of memory for decompression";
@@ -687,7 +689,19 @@ static struct slot *next_slot(struct emp_dump_reader *r)
 		r->head = (r->head + 1) % r->nslots;
 		r->count--;
 		c = &r->slots[r->cur];
-		while (pl && c->state == SLOT_SUBMITTED)
+		if (pl && c->state == SLOT_SUBMITTED) {
+			/* No worker took it yet (they are busy, or not scheduled on a loaded machine): rather than wait,
+			 * decompress it here (it is the oldest queued slot, so the next a worker would take) and decode
+			 * its events in the reading order. */
+			pl->next = (pl->next + 1) % r->nslots;
+			pl->queued--;
+			c->state = SLOT_TAKEN;
+			pthread_mutex_unlock(&pl->mu);
+			decompress(r->dctx, c, &c->why);
+			pthread_mutex_lock(&pl->mu);
+			c->state = SLOT_DONE;
+		}
+		while (pl && c->state == SLOT_TAKEN)
 			pthread_cond_wait(&pl->done, &pl->mu);
 	}
 	if (pl)

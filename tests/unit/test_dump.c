@@ -1382,7 +1382,8 @@ static void assert_jobs_same(const void *p, size_t n, unsigned jobs)
 			break;
 		cr_assert(ea.kind == eb.kind && ea.thread == eb.thread && ea.ticks == eb.ticks && ea.method == eb.method &&
 				  ea.state == eb.state && ea.depth == eb.depth && ea.cpu_ns == eb.cpu_ns,
-			  "length %zu, event %zu differs", n, i);
+			  "length %zu, event %zu differs: kind %d/%d, ticks %" PRIu64 "/%" PRIu64 ", method %u/%u", n, i,
+			  ea.kind, eb.kind, ea.ticks, eb.ticks, ea.method, eb.method);
 		for (uint32_t k = 0; k < ea.depth; k++)
 			cr_assert_eq(ea.frames[k], eb.frames[k]);
 	}
