@@ -6,12 +6,12 @@
 #
 # Usage: bench/analyzer.sh                 (make bench-analyzer)
 # Knobs (env): N_EVENTS (1000000000), THREADS (4), METHODS (3000), RUNS (1: runs per command, the median wall
-#   time is reported), JOBS (analyzer --jobs values to compare, e.g. "1 2"; empty: the analyzer's default),
+#   time is reported), JOBS (the analyzer --jobs values to compare, "1 all"),
 #   DUMP (build/bench/analyzer-<N_EVENTS>.emp; generated when missing, kept for the next run), BUILD (build).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-: "${BUILD:=build}" "${N_EVENTS:=1000000000}" "${THREADS:=4}" "${METHODS:=3000}" "${RUNS:=1}" "${JOBS:=}"
+: "${BUILD:=build}" "${N_EVENTS:=1000000000}" "${THREADS:=4}" "${METHODS:=3000}" "${RUNS:=1}" "${JOBS:=1 all}"
 cd "$ROOT" || exit 1
 AN=$BUILD/emp-analyze
 [[ -x $AN ]] || { echo "bench-analyzer: $AN missing (run make)" >&2; exit 1; }
@@ -51,9 +51,9 @@ run() { # run NAME ARGS...: median wall time over RUNS, the largest max RSS
 }
 echo "| command                | wall s  | cpu s   | M events/s | M events/cpu-s | max RSS MB |"
 echo "|---|---|---|---|---|---|"
-for j in ${JOBS:-default}; do
+for j in $JOBS; do
 	jo=(); sfx=
-	[[ $j != default ]] && { jo=(--jobs "$j"); sfx=" --jobs $j"; }
+	jo=(--jobs "$j"); sfx=" --jobs $j"
 	run "calls$sfx" "$AN" calls "${jo[@]}" "$DUMP"
 	run "calls --check$sfx" "$AN" calls --check "${jo[@]}" "$DUMP"
 	run "tree$sfx" "$AN" tree "${jo[@]}" "$DUMP"

@@ -24,7 +24,7 @@ struct emp_dump_reader *emp_input_open(struct emp_input *in, const char *path)
 		return NULL;
 	}
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned jobs = in && in->jobs ? in->jobs : cpus > 1 ? (unsigned)(cpus < 256 ? cpus : 256) : 1;
+	unsigned jobs = !in || !in->jobs ? 1 : in->jobs == EMP_INPUT_JOBS_ALL ? (unsigned)(cpus > 1 ? cpus : 1) : in->jobs;
 	if (jobs > 1)
 		emp_dump_reader_set_jobs(r, jobs); /* on failure it reads alone: the same result, slower */
 	return r;
