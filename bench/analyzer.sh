@@ -52,7 +52,6 @@ run() { # run NAME ARGS...: median wall time over RUNS, the largest max RSS
 echo "| command                | wall s  | cpu s   | M events/s | M events/cpu-s | max RSS MB |"
 echo "|---|---|---|---|---|---|"
 for j in $JOBS; do
-	jo=(); sfx=
 	jo=(--jobs "$j"); sfx=" --jobs $j"
 	run "calls$sfx" "$AN" calls "${jo[@]}" "$DUMP"
 	run "calls --check$sfx" "$AN" calls --check "${jo[@]}" "$DUMP"
