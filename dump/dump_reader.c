@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <lz4frame.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,37 @@ struct kv_table {
 	size_t n, cap;
 };
 
+/* An event a worker decoded ahead: ENTER/EXIT/EXIT_THROW only (any other kind, and anything malformed, stops the
+ * worker's decoding; the reader decodes the rest of the chunk itself, so messages and checks stay its own). */
+struct pre_event {
+	uint64_t ticks;
+	uint32_t kind;
+	uint32_t method;
+};
+
+/* One chunk on its way through the reader.  Fetched (header and stored bytes, by the reading thread, in file
+ * order), then decompressed and, for EVENTS, decoded ahead (by a worker, or only decompressed at once without
+ * workers), then applied to the reader's state (by the reading thread, in file order: emp_dump_reader_next() sees
+ * every chunk exactly as a reader without workers does). */
+struct slot {
+	/* fetch */
+	int status;            /* EMP_DUMP_READING: a chunk was fetched; else the fetch ended here with msg */
+	char msg[256];
+	uint64_t at, end;      /* file offsets of the chunk and just past it */
+	unsigned type;
+	uint32_t stored_len, raw_len;
+	uint8_t *stored, *raw;
+	size_t stored_cap, raw_cap;
+	/* decode */
+	int state;             /* SLOT_FREE, SLOT_SUBMITTED, SLOT_TAKEN, SLOT_DONE */
+	const char *why;       /* decompression failed: why */
+	struct pre_event *pre; /* EVENTS: events decoded ahead */
+	size_t pre_n, pre_cap;
+	const uint8_t *rest;   /* EVENTS: where the decoding ahead stopped (NULL: nothing decoded ahead) */
+	uint64_t rest_ticks;   /* the ticks at that point */
+};
+enum { SLOT_FREE, SLOT_SUBMITTED, SLOT_TAKEN, SLOT_DONE };
+
 struct emp_dump_reader {
 	FILE *f;
 	char *path;
@@ -44,13 +76,19 @@ struct emp_dump_reader {
 	enum emp_dump_status status;
 	char error[256];
 
-	LZ4F_dctx *dctx;
-	uint8_t *stored;       /* compressed payload of the current chunk */
-	size_t stored_cap;
-	uint8_t *raw;          /* decompressed payload of the current chunk */
-	size_t raw_cap;
+	/* Chunks in file order: slots[cur] is the chunk being read; with workers (emp_dump_reader_set_jobs) the next
+	 * ones are fetched ahead and decoded by the workers meanwhile (see the pipeline below). */
+	LZ4F_dctx *dctx;       /* decompression without workers */
+	struct slot *slots;
+	unsigned nslots;       /* 1 without workers */
+	int cur;               /* slot of the current chunk, -1 before the first */
+	unsigned head, count;  /* slots fetched and not read yet: head, head + 1, ... (ring order) */
+	int fetch_done;        /* the last fetch hit the end of what can be read, or fetched END: fetch no more */
+	uint64_t fetch_good;   /* just past the last chunk fetched whole (for the messages of the fetch) */
+	struct pool *pool;     /* the workers; NULL without */
 
-	/* cursor inside the current EVENTS chunk */
+	/* cursor inside the current EVENTS chunk: first its events the worker decoded, then the bytes from ev_p */
+	const struct pre_event *pre, *pre_end;
 	const uint8_t *ev_p, *ev_end;
 	uint64_t chunk_offset; /* file offset of the current chunk (for messages) */
 	uint32_t ev_thread;
@@ -290,7 +328,10 @@ int emp_dump_reader_open(const char *path, struct emp_dump_reader **out, char *e
 	}
 	r->path = strdup(path);
 	r->frames = malloc(EMP_MAX_FRAMES * sizeof(*r->frames));
-	if (!r->path || !r->frames || LZ4F_isError(LZ4F_createDecompressionContext(&r->dctx, LZ4F_VERSION))) {
+	r->slots = calloc(1, sizeof(*r->slots));
+	r->nslots = 1;
+	r->cur = -1;
+	if (!r->path || !r->frames || !r->slots || LZ4F_isError(LZ4F_createDecompressionContext(&r->dctx, LZ4F_VERSION))) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
@@ -322,7 +363,7 @@ int emp_dump_reader_open(const char *path, struct emp_dump_reader **out, char *e
 			   EMP_DUMP_HEADER_LEN);
 	} else {
 		r->minor = emp_get_u16le(h + 10);
-		r->good_offset = n;
+		r->good_offset = r->fetch_good = n;
 	}
 	*out = r;
 	return 0;
@@ -331,15 +372,18 @@ fail:
 	return -1;
 }
 
+static void pool_stop(struct emp_dump_reader *r);
+static void free_slots(struct emp_dump_reader *r);
+
 void emp_dump_reader_close(struct emp_dump_reader *r)
 {
 	if (!r)
 		return;
 	if (r->f)
 		fclose(r->f);
+	pool_stop(r);
+	free_slots(r);
 	LZ4F_freeDecompressionContext(r->dctx);
-	free(r->stored);
-	free(r->raw);
 	free(r->frames);
 	kv_clear(&r->meta);
 	kv_clear(&r->end);
@@ -368,15 +412,15 @@ static int ensure(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-/* Decompress the current chunk's LZ4 frame; it must decode to exactly @raw_len bytes and end exactly at the end
- * of the stored payload.  The frame's content checksum (xxHash32) is verified by LZ4F_decompress. */
-static int decompress(struct emp_dump_reader *r, size_t stored_len, size_t raw_len, const char **why)
+/* Decompress the chunk's LZ4 frame; it must decode to exactly raw_len bytes and end exactly at the end of the
+ * stored payload.  The frame's content checksum (xxHash32) is verified by LZ4F_decompress. */
+static int decompress(LZ4F_dctx *dctx, struct slot *c, const char **why)
 {
-	LZ4F_resetDecompressionContext(r->dctx);
-	size_t src_pos = 0, dst_pos = 0;
+	LZ4F_resetDecompressionContext(dctx);
+	size_t src_pos = 0, dst_pos = 0, stored_len = c->stored_len, raw_len = c->raw_len;
 	for (;;) {
 		size_t src_n = stored_len - src_pos, dst_n = raw_len - dst_pos;
-		size_t hint = LZ4F_decompress(r->dctx, r->raw + dst_pos, &dst_n, r->stored + src_pos, &src_n, NULL);
+		size_t hint = LZ4F_decompress(dctx, c->raw + dst_pos, &dst_n, c->stored + src_pos, &src_n, NULL);
 		if (LZ4F_isError(hint)) {
 			*why = LZ4F_getErrorName(hint);
 			return -1;
@@ -401,57 +445,291 @@ static int decompress(struct emp_dump_reader *r, size_t stored_len, size_t raw_l
 	return 0;
 }
 
+__attribute__((format(printf, 3, 4)))
+static int fetch_end(struct slot *c, int status, const char *fmt, ...)
+{
+	c->status = status;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* Fetch the next chunk's header and stored bytes into @c (the reading thread, in file order).  Return: 1, or 0 when
+ * the file ends or fails here (c->status and c->msg say how; read_chunk() applies that in turn). */
+static int fetch(struct emp_dump_reader *r, struct slot *c)
+{
+	uint8_t h[EMP_CHUNK_HEADER_LEN];
+	uint64_t at = r->offset;
+
+	c->at = at;
+	c->why = NULL;
+	c->pre_n = 0;
+	c->rest = NULL;
+	size_t n = fread(h, 1, sizeof(h), r->f);
+	r->offset += n;
+	if (n == 0)
+		return fetch_end(c, EMP_DUMP_TRUNCATED, "%s: truncated: ends at byte %" PRIu64 " without an END chunk",
+				 r->path, at);
+	if (n < sizeof(h))
+		return fetch_end(c, EMP_DUMP_TRUNCATED,
+				 "%s: truncated at byte %" PRIu64 " inside the chunk header at byte %" PRIu64
+				 "; read up to byte %" PRIu64, r->path, r->offset, at, r->fetch_good);
+	uint32_t magic = emp_get_u32le(h), stored_len = emp_get_u32le(h + 8), raw_len = emp_get_u32le(h + 12);
+	c->type = h[4];
+	if (magic != EMP_CHUNK_MAGIC)
+		return fetch_end(c, EMP_DUMP_CORRUPT, "%s: corrupt: bad chunk magic at byte %" PRIu64, r->path, at);
+	if (h[5] || emp_get_u16le(h + 6) || raw_len > EMP_CHUNK_RAW_MAX ||
+	    stored_len > (uint64_t)raw_len + raw_len / 128 + 4096)
+		return fetch_end(c, EMP_DUMP_CORRUPT, "%s: corrupt: bad chunk header at byte %" PRIu64, r->path, at);
+	if (ensure(&c->stored, &c->stored_cap, stored_len ? stored_len : 1) ||
+	    ensure(&c->raw, &c->raw_cap, raw_len ? raw_len : 1))
+		return fetch_end(c, EMP_DUMP_CORRUPT, "%s: out of memory for the chunk at byte %" PRIu64, r->path, at);
+	n = fread(c->stored, 1, stored_len, r->f);
+	r->offset += n;
+	if (n < stored_len)
+		return fetch_end(c, EMP_DUMP_TRUNCATED,
+				 "%s: truncated at byte %" PRIu64 " inside the chunk at byte %" PRIu64
+				 "; read up to byte %" PRIu64, r->path, r->offset, at, r->fetch_good);
+	c->stored_len = stored_len;
+	c->raw_len = raw_len;
+	c->end = r->offset;
+	c->status = EMP_DUMP_READING;
+	r->fetch_good = r->offset;
+	return 1;
+}
+
+/* Decode the ENTER/EXIT/EXIT_THROW events of an EVENTS chunk ahead, up to the first event of another kind or
+ * anything malformed (the reader decodes from there itself, with its own checks and messages).  A worker runs
+ * this: it touches only @c. */
+static void decode_ahead(struct slot *c)
+{
+	const uint8_t *p = c->raw, *end = c->raw + c->raw_len;
+	uint64_t thread, ticks, head, dt;
+	if (emp_varint_get(&p, end, &thread) || emp_varint_get(&p, end, &ticks))
+		return; /* the reader reports it */
+	size_t need = (size_t)(end - p) / 2 + 1; /* an event takes at least 2 bytes */
+	if (need > c->pre_cap) {
+		struct pre_event *v = realloc(c->pre, need * sizeof(*v));
+		if (!v)
+			return; /* the reader decodes the chunk itself */
+		c->pre = v;
+		c->pre_cap = need;
+	}
+	struct pre_event *e = c->pre;
+	const uint8_t *ok = p;
+	uint64_t ok_ticks = ticks;
+	while (p < end) {
+		if (emp_varint_get(&p, end, &head) || emp_varint_get(&p, end, &dt))
+			break;
+		uint32_t kind = (uint32_t)(head & ((1u << EMP_EV_KIND_BITS) - 1));
+		uint64_t rest = head >> EMP_EV_KIND_BITS;
+		if (kind == EMP_EV_ENTER ? rest >= MAX_METHOD_ID
+					 : (kind != EMP_EV_EXIT && kind != EMP_EV_EXIT_THROW) || rest)
+			break;
+		ticks += (uint64_t)emp_unzigzag(dt);
+		*e++ = (struct pre_event){ .ticks = ticks, .kind = kind, .method = (uint32_t)rest };
+		ok = p;
+		ok_ticks = ticks;
+	}
+	c->pre_n = (size_t)(e - c->pre);
+	c->rest = ok;
+	c->rest_ticks = ok_ticks;
+}
+
+/* ---- workers ------------------------------------------------------------------------------------------------
+ *
+ * The reading thread fetches chunks into a ring of slots in file order and submits them; a worker takes the oldest
+ * submitted slot, decompresses it and decodes its events ahead, and marks it done; the reading thread reads the
+ * slots in ring order, waiting for the next when a worker is decoding it, decompressing it itself when no worker
+ * took it yet.  One mutex guards every slot's state and the queue; a slot's buffers belong to whoever took it
+ * (SLOT_TAKEN) until SLOT_DONE and to the reading thread otherwise (the mutex's release on one side and acquire
+ * on the other order each hand-over). */
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work;   /* a slot was submitted, or stop */
+	pthread_cond_t done;   /* a slot is done */
+	pthread_t *threads;
+	unsigned nthreads;
+	unsigned next;         /* the slot the next worker takes (ring index) */
+	unsigned queued;       /* slots submitted and not taken yet */
+	int stop;
+	struct emp_dump_reader *r;
+};
+
+static void *worker_main(void *arg)
+{
+	struct pool *pl = arg;
+	struct emp_dump_reader *r = pl->r;
+	LZ4F_dctx *dctx = NULL;
+	int no_dctx = LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION));
+	pthread_mutex_lock(&pl->mu);
+	for (;;) {
+		while (!pl->queued && !pl->stop)
+			pthread_cond_wait(&pl->work, &pl->mu);
+		if (pl->stop)
+			break;
+		struct slot *c = &r->slots[pl->next];
+		pl->next = (pl->next + 1) % r->nslots;
+		pl->queued--;
+		c->state = SLOT_TAKEN;
+		pthread_mutex_unlock(&pl->mu);
+		if (no_dctx)
+			c->why = "out of memory for decompression";
+		else if (!decompress(dctx, c, &c->why) && c->type == EMP_CHUNK_EVENTS)
+			decode_ahead(c);
+		pthread_mutex_lock(&pl->mu);
+		c->state = SLOT_DONE;
+		pthread_cond_broadcast(&pl->done);
+	}
+	pthread_mutex_unlock(&pl->mu);
+	LZ4F_freeDecompressionContext(dctx);
+	return NULL;
+}
+
+static void pool_stop(struct emp_dump_reader *r)
+{
+	struct pool *pl = r->pool;
+	if (!pl)
+		return;
+	pthread_mutex_lock(&pl->mu);
+	pl->stop = 1;
+	pthread_cond_broadcast(&pl->work);
+	pthread_mutex_unlock(&pl->mu);
+	for (unsigned i = 0; i < pl->nthreads; i++)
+		pthread_join(pl->threads[i], NULL);
+	pthread_mutex_destroy(&pl->mu);
+	pthread_cond_destroy(&pl->work);
+	pthread_cond_destroy(&pl->done);
+	free(pl->threads);
+	free(pl);
+	r->pool = NULL;
+}
+
+static void free_slots(struct emp_dump_reader *r)
+{
+	for (unsigned i = 0; i < r->nslots; i++) {
+		free(r->slots[i].stored);
+		free(r->slots[i].raw);
+		free(r->slots[i].pre);
+	}
+	free(r->slots);
+	r->slots = NULL;
+	r->nslots = 0;
+}
+
+int emp_dump_reader_set_jobs(struct emp_dump_reader *r, unsigned jobs)
+{
+	if (r->pool || r->cur >= 0 || r->count)
+		return -1; /* only before the first chunk */
+	if (jobs <= 1)
+		return 0;
+	unsigned nslots = 4 * jobs + 2; /* enough chunks ahead to keep every worker busy while one is read */
+	struct slot *slots = calloc(nslots, sizeof(*slots));
+	struct pool *pl = calloc(1, sizeof(*pl));
+	pthread_t *th = calloc(jobs, sizeof(*th));
+	if (!slots || !pl || !th) {
+		free(slots);
+		free(pl);
+		free(th);
+		return -1;
+	}
+	free_slots(r);
+	r->slots = slots;
+	r->nslots = nslots;
+	pthread_mutex_init(&pl->mu, NULL);
+	pthread_cond_init(&pl->work, NULL);
+	pthread_cond_init(&pl->done, NULL);
+	pl->r = r;
+	pl->threads = th;
+	r->pool = pl;
+	for (; pl->nthreads < jobs; pl->nthreads++)
+		if (pthread_create(&th[pl->nthreads], NULL, worker_main, pl))
+			break;
+	if (!pl->nthreads) {
+		pool_stop(r); /* no worker could start: read without */
+		return -1;
+	}
+	return 0;
+}
+
+/* Move to the next chunk in file order: free the current one's slot, fetch ahead into the free slots, wait until
+ * the next is decoded.  Return: its slot, NULL when nothing was fetched. */
+static struct slot *next_slot(struct emp_dump_reader *r)
+{
+	struct pool *pl = r->pool;
+	if (pl)
+		pthread_mutex_lock(&pl->mu);
+	if (r->cur >= 0)
+		r->slots[r->cur].state = SLOT_FREE;
+	while (!r->fetch_done && r->count < r->nslots) {
+		struct slot *c = &r->slots[(r->head + r->count) % r->nslots];
+		/* a free slot: no worker touches it, so the fetch runs unlocked */
+		if (pl)
+			pthread_mutex_unlock(&pl->mu);
+		int ok = fetch(r, c);
+		if (!ok || c->type == EMP_CHUNK_END)
+			r->fetch_done = 1; /* nothing may follow END: reading it checks the file's size */
+		if (ok && !pl)
+			decompress(r->dctx, c, &c->why); /* without workers the reader decodes every event itself */
+		if (pl)
+			pthread_mutex_lock(&pl->mu);
+		r->count++;
+		if (ok && pl) {
+			c->state = SLOT_SUBMITTED;
+			pl->queued++;
+			pthread_cond_signal(&pl->work);
+		} else {
+			c->state = SLOT_DONE; /* decoded, or nothing to decode: its status says why */
+		}
+	}
+	struct slot *c = NULL;
+	if (r->count) {
+		r->cur = (int)r->head;
+		r->head = (r->head + 1) % r->nslots;
+		r->count--;
+		c = &r->slots[r->cur];
+		if (pl && c->state == SLOT_SUBMITTED) {
+			/* No worker took it yet (they are busy, or not scheduled on a loaded machine): rather than wait,
+			 * decompress it here (it is the oldest queued slot, so the next a worker would take) and decode
+			 * its events in the reading order. */
+			pl->next = (pl->next + 1) % r->nslots;
+			pl->queued--;
+			c->state = SLOT_TAKEN;
+			pthread_mutex_unlock(&pl->mu);
+			decompress(r->dctx, c, &c->why);
+			pthread_mutex_lock(&pl->mu);
+			c->state = SLOT_DONE;
+		}
+		while (pl && c->state == SLOT_TAKEN)
+			pthread_cond_wait(&pl->done, &pl->mu);
+	}
+	if (pl)
+		pthread_mutex_unlock(&pl->mu);
+	return c;
+}
+
 /* Read the next chunk.  Return: 1 when a chunk was read (events cursor set for EVENTS), 0 at the end. */
 static int read_chunk(struct emp_dump_reader *r)
 {
-	uint8_t h[EMP_CHUNK_HEADER_LEN];
-	const char *why = NULL;
-	uint64_t at = r->offset;
-
 	if (r->status != EMP_DUMP_READING)
 		return 0;
-	size_t n = fread(h, 1, sizeof(h), r->f);
-	r->offset += n;
-	if (n == 0) {
-		set_status(r, EMP_DUMP_TRUNCATED, "%s: truncated: ends at byte %" PRIu64 " without an END chunk",
-			   r->path, at);
+	struct slot *c = next_slot(r);
+	if (!c) /* cannot happen: the slot that ended the fetching leaves a status other than READING */
+		return 0;
+	if (c->status != EMP_DUMP_READING) {
+		set_status(r, (enum emp_dump_status)c->status, "%s", c->msg);
 		return 0;
 	}
-	if (n < sizeof(h)) {
-		set_status(r, EMP_DUMP_TRUNCATED,
-			   "%s: truncated at byte %" PRIu64 " inside the chunk header at byte %" PRIu64
-			   "; read up to byte %" PRIu64, r->path, r->offset, at, r->good_offset);
+	if (c->why) {
+		set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: chunk at byte %" PRIu64 ": %s", r->path, c->at, c->why);
 		return 0;
 	}
-	uint32_t magic = emp_get_u32le(h), stored_len = emp_get_u32le(h + 8), raw_len = emp_get_u32le(h + 12);
-	unsigned type = h[4];
-	if (magic != EMP_CHUNK_MAGIC) {
-		set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: bad chunk magic at byte %" PRIu64, r->path, at);
-		return 0;
-	}
-	if (h[5] || emp_get_u16le(h + 6) || raw_len > EMP_CHUNK_RAW_MAX ||
-	    stored_len > (uint64_t)raw_len + raw_len / 128 + 4096) {
-		set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: bad chunk header at byte %" PRIu64, r->path, at);
-		return 0;
-	}
-	if (ensure(&r->stored, &r->stored_cap, stored_len ? stored_len : 1) ||
-	    ensure(&r->raw, &r->raw_cap, raw_len ? raw_len : 1)) {
-		set_status(r, EMP_DUMP_CORRUPT, "%s: out of memory for the chunk at byte %" PRIu64, r->path, at);
-		return 0;
-	}
-	n = fread(r->stored, 1, stored_len, r->f);
-	r->offset += n;
-	if (n < stored_len) {
-		set_status(r, EMP_DUMP_TRUNCATED,
-			   "%s: truncated at byte %" PRIu64 " inside the chunk at byte %" PRIu64
-			   "; read up to byte %" PRIu64, r->path, r->offset, at, r->good_offset);
-		return 0;
-	}
-	if (decompress(r, stored_len, raw_len, &why)) {
-		set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: chunk at byte %" PRIu64 ": %s", r->path, at, why);
-		return 0;
-	}
-	const uint8_t *p = r->raw, *end = r->raw + raw_len;
+	const uint8_t *p = c->raw, *end = c->raw + c->raw_len;
+	const char *why = NULL;
+	uint64_t at = c->at;
+	unsigned type = c->type;
 	int bad = 0;
 	r->chunk_offset = at;
 	switch ((enum emp_chunk_type)type) {
@@ -485,10 +763,14 @@ static int read_chunk(struct emp_dump_reader *r)
 			why = "events of an undefined thread";
 			break;
 		}
-		r->ev_p = p;
+		/* the events a worker decoded ahead, then the rest from where it stopped (all of them without
+		 * workers) */
+		r->pre = c->pre;
+		r->pre_end = c->pre + c->pre_n;
+		r->ev_p = c->rest ? c->rest : p;
 		r->ev_end = end;
 		r->ev_thread = (uint32_t)thread;
-		r->ev_ticks = base;
+		r->ev_ticks = c->rest ? c->rest_ticks : base;
 		r->frames_depth = 0;
 		r->ev_vthread = 0;
 		break;
@@ -509,14 +791,15 @@ static int read_chunk(struct emp_dump_reader *r)
 			   : type == EMP_CHUNK_PAUSES ? "PAUSES" : "key/value",
 			   at, why ? why : "malformed payload");
 		r->ev_p = r->ev_end = NULL;
+		r->pre = r->pre_end = NULL;
 		return 0;
 	}
-	r->good_offset = r->offset;
+	r->good_offset = c->end;
 	r->chunk_count[type < 8 ? type : 0]++;
 	if (type == EMP_CHUNK_END) {
-		if (r->offset != r->size)
+		if (c->end != r->size)
 			set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: %" PRIu64 " bytes after the END chunk at byte %"
-				   PRIu64, r->path, r->size - r->offset, at);
+				   PRIu64, r->path, r->size - c->end, at);
 		else
 			r->status = EMP_DUMP_COMPLETE;
 	}
@@ -606,6 +889,28 @@ static int decode_event(struct emp_dump_reader *r, struct emp_event *ev, const c
 int emp_dump_reader_next(struct emp_dump_reader *r, struct emp_event *ev)
 {
 	for (;;) {
+		if (r->pre < r->pre_end) {
+			/* decoded ahead by a worker; the check that needs the symbols read so far is made here, as
+			 * decode_event() makes it */
+			const struct pre_event *e = r->pre;
+			if (e->kind != EMP_EV_ENTER || (e->method < r->methods_limit && r->methods[e->method])) {
+				r->pre++;
+				memset(ev, 0, sizeof(*ev));
+				ev->kind = (enum emp_event_kind)e->kind;
+				ev->thread = r->ev_thread;
+				ev->ticks = r->ev_ticks = e->ticks;
+				ev->method = e->method;
+				r->event_count[e->kind]++;
+				return 1;
+			}
+			r->status = EMP_DUMP_READING;
+			set_status(r, EMP_DUMP_CORRUPT, "%s: corrupt: EVENTS chunk at byte %" PRIu64
+				   ": ENTER of an undefined method", r->path, r->chunk_offset);
+			r->good_offset = r->chunk_offset;
+			r->pre = r->pre_end = NULL;
+			r->ev_p = r->ev_end = NULL;
+			return 0;
+		}
 		if (r->ev_p && r->ev_p < r->ev_end) {
 			const char *why = NULL;
 			int rc = decode_event(r, ev, &why);

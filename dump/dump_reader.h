@@ -4,7 +4,8 @@
  * The reader pulls one event at a time, so memory stays bounded by the symbol tables and one chunk, never by the
  * length of the trace.  META, SYMBOLS, COUNTERS and END chunks are absorbed as they pass and can be queried at any
  * time.  A file cut short is read up to its last complete chunk (status TRUNCATED); a chunk that fails its checks
- * stops the reading (status CORRUPT).  Either way emp_dump_reader_error() names the byte offset. */
+ * stops the reading (status CORRUPT).  Either way emp_dump_reader_error() names the byte offset.  A reader is used
+ * by one thread; emp_dump_reader_set_jobs() gives it workers of its own. */
 #ifndef EMP_DUMP_READER_H
 #define EMP_DUMP_READER_H
 
@@ -43,6 +44,15 @@ enum emp_dump_status {
  * version, or cut short inside the header). */
 int emp_dump_reader_open(const char *path, struct emp_dump_reader **out, char *err, size_t errlen);
 void emp_dump_reader_close(struct emp_dump_reader *r);
+
+/* emp_dump_reader_set_jobs - decompress and decode the chunks ahead in @jobs worker threads (pthreads), while the
+ * caller reads the events; 0 or 1: in the calling thread only (the default).  The events, symbols, counters,
+ * statuses and messages are exactly those of a reader without workers: the workers only decompress chunks and
+ * decode their trace events ahead; every chunk is still applied to the reader's state in file order, in the
+ * calling thread, so memory stays bounded (4 * @jobs + 2 chunks in flight).  Call before the first
+ * emp_dump_reader_next().  Return: 0, or -1 (called too late, out of memory, no thread could start: the reader
+ * then reads without workers). */
+int emp_dump_reader_set_jobs(struct emp_dump_reader *r, unsigned jobs);
 
 /* emp_dump_reader_next - the next event.  Return: 1 with *ev filled, or 0 at the end of what can be read (then see
  * emp_dump_reader_status()).  ev->frames stays valid until the next call. */

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -37,6 +38,9 @@ int emp_cli_common(struct emp_cli *c, int opt, const char *arg)
 		return 1;
 	case EMP_OPT_WIDE:
 		emp_output_set_text_width(0);
+		return 1;
+	case EMP_OPT_JOBS:
+		c->in.jobs = !strcmp(arg, "all") ? EMP_INPUT_JOBS_ALL : (unsigned)emp_cli_number(c, "jobs", arg, 1, 256);
 		return 1;
 	case '?':
 	case ':': {

@@ -22,12 +22,14 @@ extern char **emp_cli_argv;
 
 /* Long options every command accepts; a command appends its own after these (see EMP_CLI_COMMON_OPTS). */
 /* --wide: text tables print every name whole instead of fitting the terminal (main() sets that width). */
-enum { EMP_OPT_FORMAT = 1000, EMP_OPT_HELP, EMP_OPT_ALLOW_TRUNCATED, EMP_OPT_WIDE, EMP_OPT_FIRST_FREE };
+/* --jobs=N: threads decompressing and decoding each dump's chunks ahead (emp_dump_reader_set_jobs). */
+enum { EMP_OPT_FORMAT = 1000, EMP_OPT_HELP, EMP_OPT_ALLOW_TRUNCATED, EMP_OPT_WIDE, EMP_OPT_JOBS, EMP_OPT_FIRST_FREE };
 #define EMP_CLI_COMMON_OPTS                                                                                    \
 	{ "format", required_argument, NULL, EMP_OPT_FORMAT },                                                 \
 	{ "help", no_argument, NULL, EMP_OPT_HELP },                                                           \
 	{ "allow-truncated", no_argument, NULL, EMP_OPT_ALLOW_TRUNCATED },                                     \
-	{ "wide", no_argument, NULL, EMP_OPT_WIDE }
+	{ "wide", no_argument, NULL, EMP_OPT_WIDE },                                                           \
+	{ "jobs", required_argument, NULL, EMP_OPT_JOBS }
 
 /* emp_cli_common - handle a common option @opt (from getopt_long) or an error ('?' / ':').  Exits for --help
  * (status 0) and for usage errors (status 2).  Return: 1 when @opt was common, 0 when it is the command's own. */

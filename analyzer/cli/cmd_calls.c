@@ -41,6 +41,7 @@ struct calls_ctx {
 	struct emp_symtab *st;
 	struct emp_symtab_map *map;
 	struct emp_dump_reader *r;
+	struct emp_trace_clock clock; /* emp_trace_ns() of r, cached */
 	struct emp_calls_method *m;
 	uint32_t cap;
 	uint64_t self_ns; /* the dump's traced time: the sum of every call's self time */
@@ -59,9 +60,10 @@ static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_
 	}
 	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
 	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
-	uint64_t self_ns = emp_trace_ns(x->r, self);
+	emp_trace_clock_sync(&x->clock, x->r);
+	uint64_t self_ns = emp_trace_clock_ns(&x->clock, self);
 	x->self_ns += self_ns;
-	emp_calls_add(&x->m[gid], emp_trace_ns(x->r, dur), self_ns, c->threw);
+	emp_calls_add(&x->m[gid], emp_trace_clock_ns(&x->clock, dur), self_ns, c->threw);
 }
 
 struct row {

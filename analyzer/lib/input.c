@@ -3,6 +3,7 @@
 #include "input.h"
 
 #include <stddef.h>
+#include <unistd.h>
 
 #include "dump_reader.h"
 #include "util.h"
@@ -22,6 +23,10 @@ struct emp_dump_reader *emp_input_open(struct emp_input *in, const char *path)
 		emp_input_worse(in, EMP_EXIT_ERROR);
 		return NULL;
 	}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs = !in || !in->jobs ? 1 : in->jobs == EMP_INPUT_JOBS_ALL ? (unsigned)(cpus > 1 ? cpus : 1) : in->jobs;
+	if (jobs > 1)
+		emp_dump_reader_set_jobs(r, jobs); /* on failure it reads alone: the same result, slower */
 	return r;
 }
 

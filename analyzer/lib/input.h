@@ -5,15 +5,21 @@
 #ifndef EMP_INPUT_H
 #define EMP_INPUT_H
 
+#include <limits.h>
+
 struct emp_dump_reader;
 
 struct emp_input {
 	int allow_truncated;     /* a truncated dump is not an error (exit 0) */
 	int exit_code;           /* worst status so far (util.h EMP_EXIT_*) */
+	unsigned jobs;           /* threads decoding each dump's chunks ahead (dump_reader.h emp_dump_reader_set_jobs); 0
+				    or 1: the reading thread alone; EMP_INPUT_JOBS_ALL: one per online CPU */
 };
 
-/* emp_input_open - open a dump; on failure print the reason and record EMP_EXIT_ERROR.  @in may be NULL (nothing
- * is recorded).  Return: reader or NULL. */
+#define EMP_INPUT_JOBS_ALL UINT_MAX
+
+/* emp_input_open - open a dump, with @in->jobs decoding threads; on failure print the reason and record
+ * EMP_EXIT_ERROR.  @in may be NULL (nothing is recorded; no decoding thread).  Return: reader or NULL. */
 struct emp_dump_reader *emp_input_open(struct emp_input *in, const char *path);
 /* emp_input_done - after a dump was read to its end: report truncation/corruption (naming file and offset) and
  * record the exit status. */

@@ -194,6 +194,16 @@ uint64_t emp_trace_ns(const struct emp_dump_reader *r, uint64_t ticks)
 	return (uint64_t)(emp_dump_ticks_to_ns(r, (double)ticks) + 0.5);
 }
 
+void emp_trace_clock_sync(struct emp_trace_clock *c, const struct emp_dump_reader *r)
+{
+	double hz = emp_dump_clock_hz(r);
+	if (hz == c->hz)
+		return;
+	c->hz = hz;
+	for (uint64_t t = 0; t < EMP_TRACE_CLOCK_SMALL; t++)
+		c->small[t] = emp_trace_ns(r, t);
+}
+
 static void cct_enter(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent)
 {
 	struct emp_trace_cct *x = arg;
@@ -207,10 +217,11 @@ static void cct_call(void *arg, const struct emp_trace_call *c, const struct emp
 	struct emp_cct_node *n = c->user;
 	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
 	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
-	uint64_t ns = emp_trace_ns(x->r, dur);
+	emp_trace_clock_sync(&x->clock, x->r);
+	uint64_t ns = emp_trace_clock_ns(&x->clock, dur);
 	n->calls++;
 	n->total_ns += ns;
-	n->self_ns += emp_trace_ns(x->r, self);
+	n->self_ns += emp_trace_clock_ns(&x->clock, self);
 	if (!parent)
 		emp_cct_root(x->cct)->total_ns += ns;
 }

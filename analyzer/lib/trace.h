@@ -78,6 +78,23 @@ uint64_t emp_trace_violations(const struct emp_trace_stats *s);
  * tree, top, collapsed, flame) is a sum of these per-call values, so they agree to the ns. */
 uint64_t emp_trace_ns(const struct emp_dump_reader *r, uint64_t ticks);
 
+/* A cache of emp_trace_ns() for one reader: the same bits, without a call and a division for the short durations
+ * most calls have.  emp_trace_clock_sync() before the conversions of a call (it follows the reader's rate, which a
+ * META chunk may change); then emp_trace_clock_ns(). */
+#define EMP_TRACE_CLOCK_SMALL 4096
+struct emp_trace_clock {
+	double hz;                             /* rate the table was made for; 0 = none yet */
+	uint64_t small[EMP_TRACE_CLOCK_SMALL]; /* emp_trace_ns() of 0 .. EMP_TRACE_CLOCK_SMALL - 1 ticks */
+};
+void emp_trace_clock_sync(struct emp_trace_clock *c, const struct emp_dump_reader *r);
+static inline uint64_t emp_trace_clock_ns(const struct emp_trace_clock *c, uint64_t ticks)
+{
+	if (ticks < EMP_TRACE_CLOCK_SMALL)
+		return c->small[ticks];
+	/* emp_dump_ticks_to_ns() then emp_trace_ns()'s rounding, the same operations in the same order */
+	return (uint64_t)((double)ticks / c->hz * 1e9 + 0.5);
+}
+
 /* emp_trace_cct_ops - ops that fold calls into a calling-context tree: arg is a struct emp_trace_cct.  A call adds
  * 1 to its node's calls, its duration to total_ns and its duration minus its callees' to self_ns (emp_trace_ns
  * each); a root call (no caller) adds its duration to the tree root's total_ns too, so that is the traced time. */
@@ -85,6 +102,7 @@ struct emp_trace_cct {
 	struct emp_cct *cct;
 	struct emp_symtab_map *map; /* local ids of the dump being fed -> global symbol ids */
 	struct emp_dump_reader *r;  /* that dump: durations via emp_dump_ticks_to_ns() (the META rate while streaming) */
+	struct emp_trace_clock clock; /* emp_trace_ns() of r, cached */
 };
 extern const struct emp_trace_ops emp_trace_cct_ops;
 

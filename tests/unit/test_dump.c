@@ -1356,3 +1356,173 @@ Test(dump, symbol_id_jump_bound)
 		free(m.p);
 	}
 }
+
+/* ---- decoding threads (emp_dump_reader_set_jobs) ----------------------------------------------------------- */
+
+/* Read @n bytes with @jobs decoding threads and without, side by side: every event (all fields, sample frames),
+ * then the status, message, offsets, symbols, counters and per-type counts must be the same. */
+static void assert_jobs_same(const void *p, size_t n, unsigned jobs)
+{
+	char path[64], err[512];
+	temp_file(path, sizeof(path), p, n);
+	struct emp_dump_reader *a, *b;
+	int rca = emp_dump_reader_open(path, &a, err, sizeof(err)), rcb = emp_dump_reader_open(path, &b, err, sizeof(err));
+	unlink(path);
+	cr_assert_eq(rca, rcb);
+	if (rca)
+		return;
+	cr_assert_eq(emp_dump_reader_set_jobs(b, jobs), 0);
+	struct emp_event ea, eb;
+	size_t i = 0;
+	for (;; i++) {
+		int ma = emp_dump_reader_next(a, &ea), mb = emp_dump_reader_next(b, &eb);
+		cr_assert_eq(ma, mb, "length %zu, event %zu: one reader ended (%s | %s)", n, i, emp_dump_reader_error(a),
+			     emp_dump_reader_error(b));
+		if (!ma)
+			break;
+		cr_assert(ea.kind == eb.kind && ea.thread == eb.thread && ea.ticks == eb.ticks && ea.method == eb.method &&
+				  ea.state == eb.state && ea.depth == eb.depth && ea.cpu_ns == eb.cpu_ns,
+			  "length %zu, event %zu differs: kind %d/%d, ticks %" PRIu64 "/%" PRIu64 ", method %u/%u", n, i,
+			  ea.kind, eb.kind, ea.ticks, eb.ticks, ea.method, eb.method);
+		for (uint32_t k = 0; k < ea.depth; k++)
+			cr_assert_eq(ea.frames[k], eb.frames[k]);
+	}
+	cr_assert_eq(emp_dump_reader_status(a), emp_dump_reader_status(b), "length %zu", n);
+	cr_assert_str_eq(emp_dump_reader_error(a), emp_dump_reader_error(b));
+	cr_assert_eq(emp_dump_reader_good_offset(a), emp_dump_reader_good_offset(b), "length %zu", n);
+	cr_assert_eq(emp_dump_meta_count(a), emp_dump_meta_count(b));
+	cr_assert_eq(emp_dump_method_limit(a), emp_dump_method_limit(b));
+	cr_assert_eq(emp_dump_thread_limit(a), emp_dump_thread_limit(b));
+	cr_assert_eq(emp_dump_counter_count(a), emp_dump_counter_count(b));
+	for (size_t k = 0; k < emp_dump_counter_count(a); k++) {
+		const char *na, *nb;
+		uint64_t va, vb;
+		emp_dump_counter_at(a, k, &na, &va);
+		emp_dump_counter_at(b, k, &nb, &vb);
+		cr_assert_str_eq(na, nb);
+		cr_assert_eq(va, vb);
+	}
+	for (int t = 0; t < 8; t++)
+		cr_assert_eq(emp_dump_chunks(a, (enum emp_chunk_type)t), emp_dump_chunks(b, (enum emp_chunk_type)t));
+	for (int k = 0; k < 8; k++)
+		cr_assert_eq(emp_dump_events(a, (enum emp_event_kind)k), emp_dump_events(b, (enum emp_event_kind)k));
+	size_t pa, pb;
+	emp_dump_pauses(a, &pa);
+	emp_dump_pauses(b, &pb);
+	cr_assert_eq(pa, pb);
+	emp_dump_reader_close(a);
+	emp_dump_reader_close(b);
+}
+
+Test(dump, jobs_same_on_every_cut_and_flip)
+{
+	struct small s;
+	build_small(&s);
+	for (size_t len = 0; len <= s.m.n; len++)
+		assert_jobs_same(s.m.p, len, 3);
+	uint8_t *copy = malloc(s.m.n);
+	for (size_t pos = EMP_DUMP_HEADER_LEN; pos < s.m.n; pos++) {
+		memcpy(copy, s.m.p, s.m.n);
+		copy[pos] ^= 0xff;
+		assert_jobs_same(copy, s.m.n, 2);
+	}
+	free(copy);
+	free_small(&s);
+}
+
+/* A dump like a traced program's: 5 threads, deep stacks whose calls open in one chunk and close in a later one,
+ * many chunks (cut by emp_dump_events_full, as the agent's writer does) interleaved across threads, symbols
+ * defined as the events come, a method used one chunk before it is defined (corrupt there), counters between. */
+static void build_big(struct mem *m, uint64_t *ok_len, int undefined_use)
+{
+	memset(m, 0, sizeof(*m));
+	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, m);
+	cr_assert_not_null(w);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	cr_assert_eq(emp_dump_write_meta(w, small_meta, sizeof(small_meta) / sizeof(small_meta[0]) / 2), 0);
+	struct emp_dump_events *t[5];
+	uint32_t depth[5] = { 0 }, defined = 0;
+	uint64_t ticks = 1000, rng = 12345;
+	for (uint32_t i = 0; i < 5; i++) {
+		cr_assert_eq(emp_dump_add_thread(w, i, 100 + i, EMP_THREAD_JAVA, "t"), 0);
+		t[i] = emp_dump_events_new(i);
+	}
+	char name[32];
+	for (int round = 0; round < 40; round++) {
+		for (; defined < 50u * (uint32_t)(round + 1); defined++) {
+			snprintf(name, sizeof(name), "m%u", defined);
+			cr_assert_eq(emp_dump_add_method(w, defined, EMP_FRAME_JAVA, 0, "C", name, "()V"), 0);
+		}
+		cr_assert_eq(emp_dump_flush_symbols(w), 0);
+		for (uint32_t i = 0; i < 5; i++) {
+			for (int k = 0; k < 3000; k++) {
+				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+				ticks += 1 + (rng >> 60);
+				if (depth[i] == 0 || (depth[i] < 200 && (rng >> 33 & 1))) {
+					cr_assert_eq(emp_dump_events_enter(t[i], ticks, (uint32_t)(rng >> 40) % defined), 0);
+					depth[i]++;
+				} else {
+					cr_assert_eq(emp_dump_events_exit(t[i], ticks, (rng >> 34 & 15) == 0), 0);
+					depth[i]--;
+				}
+				if (emp_dump_events_full(t[i]))
+					cr_assert_eq(emp_dump_events_flush(w, t[i]), 0);
+			}
+			if (i == 2 && round % 7 == 0)
+				cr_assert_eq(emp_dump_events_flush(w, t[i]), 0); /* a short chunk too */
+		}
+		static const char *const cn[] = { "records_written" };
+		uint64_t cv[] = { (uint64_t)round };
+		cr_assert_eq(emp_dump_write_counters(w, cn, cv, 1), 0);
+	}
+	*ok_len = m->n;
+	if (undefined_use) {
+		/* method `defined` is used before its SYMBOLS chunk */
+		cr_assert_eq(emp_dump_events_enter(t[0], ticks + 1, defined), 0);
+		cr_assert_eq(emp_dump_events_flush(w, t[0]), 0);
+		cr_assert_eq(emp_dump_add_method(w, defined, EMP_FRAME_JAVA, 0, "C", "late", "()V"), 0);
+		cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	}
+	for (uint32_t i = 0; i < 5; i++) {
+		cr_assert_eq(emp_dump_events_flush(w, t[i]), 0);
+		emp_dump_events_free(t[i]);
+	}
+	cr_assert_eq(emp_dump_write_end(w, small_end, sizeof(small_end) / sizeof(small_end[0]) / 2), 0);
+	emp_dump_writer_free(w);
+}
+
+Test(dump, jobs_same_on_a_long_multi_thread_trace)
+{
+	struct mem m;
+	uint64_t ok_len;
+	build_big(&m, &ok_len, 0);
+	cr_assert_gt(m.n, 8 * (size_t)EMP_CHUNK_RAW_TARGET / 4, "several chunks per thread");
+	for (unsigned jobs = 2; jobs <= 5; jobs += 3)
+		assert_jobs_same(m.p, m.n, jobs);
+	/* cut anywhere: inside chunk headers, payloads, at boundaries */
+	for (size_t len = m.n; len > 1000; len = len * 7 / 8)
+		assert_jobs_same(m.p, len, 2);
+	/* damage in the middle: the chunks before read, nothing after */
+	uint8_t *copy = malloc(m.n);
+	for (size_t pos = m.n / 3; pos < m.n; pos += m.n / 5) {
+		memcpy(copy, m.p, m.n);
+		copy[pos] ^= 0x40;
+		assert_jobs_same(copy, m.n, 3);
+	}
+	free(copy);
+	free(m.p);
+	build_big(&m, &ok_len, 1);
+	assert_jobs_same(m.p, m.n, 2);
+	/* and the reader says so, naming the chunk */
+	char path[64], err[512];
+	struct emp_dump_reader *r = open_bytes(m.p, m.n, path, sizeof(path), err, sizeof(err));
+	cr_assert_eq(emp_dump_reader_set_jobs(r, 2), 0);
+	emp_dump_reader_drain(r);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_CORRUPT);
+	cr_assert_not_null(strstr(emp_dump_reader_error(r), "ENTER of an undefined method"), "%s",
+			   emp_dump_reader_error(r));
+	cr_assert_geq(emp_dump_reader_good_offset(r), ok_len);
+	cr_assert_eq(emp_dump_reader_set_jobs(r, 2), -1, "only before the first chunk");
+	emp_dump_reader_close(r);
+	free(m.p);
+}
