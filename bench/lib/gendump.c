@@ -34,21 +34,10 @@ static uint64_t rng(void)
 	return rng_state * 0x2545f4914f6cdd1dull;
 }
 
+/* The dump writer's sink: stdio's buffered fwrite to the FILE * @ctx. */
 static int sink(void *ctx, const void *buf, size_t len)
 {
-	int fd = *(int *)ctx;
-	const char *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return fwrite(buf, 1, len, ctx) == len ? 0 : -EIO;
 }
 
 struct gthread {
@@ -83,10 +72,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gendump: bad arguments\n");
 		return 2;
 	}
-	int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
+	FILE *out = fopen(argv[1], "wb");
+	if (!out)
 		die(argv[1], errno);
-	struct emp_dump_writer *w = emp_dump_writer_new(sink, &fd);
+	struct emp_dump_writer *w = emp_dump_writer_new(sink, out);
 	if (!w)
 		die("writer", ENOMEM);
 	const uint64_t hz = 2500000000ull, t0 = 1000000000ull;
@@ -173,7 +162,7 @@ int main(int argc, char **argv)
 		die("writing END", rc);
 	emp_dump_writer_free(w);
 	free(th);
-	if (close(fd))
+	if (fclose(out))
 		die(argv[1], errno);
 	printf("%" PRIu64 "\n", written);
 	return 0;
