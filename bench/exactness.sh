@@ -57,6 +57,9 @@ else
 	: "${WARMUP:=1000}" "${ITERS:=1000}" "${LEAF_CALLS:=300}" "${RESAMPLES:=1000}" "${SEED:=1}" "${METRIC:=cpu}"
 	: "${DROP_DISTURBED:=}" "${EXECUTOR:=local}" "${PARALLEL:=1}" "${RERUN:=1}" "${JAVA:=java}"
 	[[ $METRIC == wall || $METRIC == cpu ]] || die "METRIC must be wall or cpu, not '$METRIC'"
+	for m in $MODES; do
+		[[ $m =~ ^(pure|trace|s[0-9]+)$ ]] || die "unknown mode '$m' (pure trace s1 s10 s20)"
+	done
 	name=exactness$( ((quick)) && echo -quick)$( ((full)) && echo -full)
 	BENCH_DIR=${BENCH_RESULTS:-$BENCH_ROOT/bench/results}/$name-$(date +%Y%m%d-%H%M%S)
 	mkdir -p "$BENCH_DIR/bin" || die "cannot create $BENCH_DIR"
@@ -84,8 +87,7 @@ else
 		case $m in
 		pure) run+=(--mode pure=) ;;
 		trace) run+=(--mode 'trace=mode=trace,include=emp.sut.tree.*') ;;
-		s[0-9]*) run+=(--mode "$m=mode=sample,interval=${m#s}ms") ;;
-		*) die "unknown mode '$m' (pure trace s1 s10 s20)" ;;
+		*) run+=(--mode "$m=mode=sample,interval=${m#s}ms") ;;
 		esac
 	done
 	for d in $DEPTHS; do
@@ -136,8 +138,8 @@ printf '\r\033[Kbench: %d exactness grids in %s/exactness\n' "$n" "$BENCH_DIR" >
 	echo
 	echo "VMs per version needed for F1 > 98 % (test mwu, alpha 0.01, $RESAMPLES resamples, $ITERS measurement"
 	echo "iterations per VM after $WARMUP warm-up, at most $VMS VMs: '>$VMS' = not reached; metric $METRIC${DROP_DISTURBED:+,"
-	echo "--drop-disturbed=$DROP_DISTURBED}).  Node: the slow leaf D<d>.leaf_0 (runIteration in parentheses; pure: no"
-	echo "agent, the run's process time, node run)."
+	echo "--drop-disturbed=$DROP_DISTURBED})."
+	echo "Node: the slow leaf D<d>.leaf_0 (runIteration in parentheses; pure: no agent, the run's process time, node run)."
 	echo
 	printf '| depth | mode |'
 	for x in $DELTAS; do printf ' Δ %s %% |' "$(awk -v x="$x" 'BEGIN { print x * 100 }')"; done
@@ -160,8 +162,8 @@ printf '\r\033[Kbench: %d exactness grids in %s/exactness\n' "$n" "$BENCH_DIR" >
 	echo
 	echo "Runs: $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{ n++; if ($c["disturbed"] == 1) b++; if ($c["exit"] != 0) f++ }
-		END { printf "%d attempts, %d disturbed, %d failed", n, b, f }' "$EXP/runs.csv") (exp/runs.csv;"
-	echo "\`emp-analyze report $EXP\` gives the EMP picture).  Heatmaps: exactness/d<depth>-<mode>-x<delta>/heatmap.svg."
+		END { printf "%d attempts, %d disturbed, %d failed", n, b, f }' "$EXP/runs.csv") (exp/runs.csv)."
+	echo "The EMP picture: \`emp-analyze report $EXP\`.  Heatmaps: exactness/d<depth>-<mode>-x<delta>/heatmap.svg."
 	echo
 	sed 's/^/    /' "$BENCH_DIR/machine.txt"
 } | tee "$BENCH_DIR/report.md"
