@@ -2,99 +2,127 @@
 # SPDX-License-Identifier: MIT
 # exactness.sh - the ICPE'26 exactness experiment (design.md §5, the paper's Figure 6): how many VMs per version
 # does each measurement mode need to detect a change of Δ in CallTree's slow leaf with F1 > 98 %?
-# CallTree depths × Δ (and Δ = 0, the base) in modes pure, trace (every tree method) and sample at 1/10/20 ms,
-# all with iteration=emp.sut.CallTree.runIteration; VMs interleaved over every configuration and mode (runner.sh:
-# CPU and wall time per run, busy runs flagged); then `emp-analyze exactness` per depth, mode and Δ on the slow leaf
-# D<d>.leaf_0 and on runIteration, writing heatmaps and grids, and the table of required VMs.  Pure mode (no agent)
-# is the reference row: its per-VM values come from the SUT's own timing files (java-sut --timings, one row per
-# measured iteration, no warm-up rows), whose one node is the iteration, named runIteration here so the row lines
-# up with the others; it has no leaf figure.
+# One emp-run experiment (README "Compare two versions of my program"): versions d<d>-x<Δ> = java-sut's
+# emp.sut.CallTree at each depth and Δ (Δ = 0 the base; the change is `--delta`: the slow leaf D<d>.leaf_0 does
+# Δ more work), modes pure (no agent), trace (every tree method) and sample at 1/10/20 ms, all with
+# iteration=emp.sut.CallTree.runIteration, interleaved by emp-run (EMP protocol: process/elapsed time per run,
+# disturbed runs flagged and rerun once).  Then `emp-analyze exactness` per depth, mode and Δ on the slow leaf and
+# on runIteration (pure: the run's process time from runs.csv, node `run`), writing heatmaps, grids, table.csv
+# and report.md.  Interrupted?  `bash bench/exactness.sh --resume bench/results/exactness-…` runs what is
+# missing (emp-run resume: never a finished run twice) and the analysis again; the analysis knobs METRIC,
+# DROP_DISTURBED and RESAMPLES set in the environment then override the recorded ones (the same runs, another
+# metric: table.csv and report.md are rewritten).
 #
-# Usage: bench/exactness.sh [--quick | --full]      (make bench-exactness BENCH_ARGS=--quick)
-#   default  depths 2 4 6 8, Δ 1..5 %, 15 VMs per version and mode  (~1 hour on 2 cores)
-#   --full   the paper's 100 VMs per version (~7 hours)
+# Usage: bench/exactness.sh [--quick | --full | --resume RESULT_DIR]   (make bench-exactness BENCH_ARGS=--quick)
+#   default  depths 2 4 6 8, Δ 1..5 %, 15 VMs per version and mode, local executor
+#   --full   the paper at scale (issue 13 §6): depth 8, Δ 1..5 %, pure/trace/s1, 30 VMs, through Slurm
+#            (emp-run --executor slurm; `scripts/slurm-local.sh start` as root brings up a one-node Slurm)
 #   --quick  depths 2 4, Δ 5 %, modes trace and sample 1 ms, 6 VMs, 300+300 iterations (a few minutes)
 # Knobs (env): VMS, DEPTHS, DELTAS, MODES ("pure trace s1 s10 s20"), WARMUP (1000), ITERS (1000), LEAF_CALLS (300),
-#   RESAMPLES (1000), SEED (1), METRIC (wall: the iteration node's value in the dump modes; cpu: its thread CPU
-#   time, emp-analyze --metric), plus runner.sh's JAVA, PIN, BENCH_FLAG_RATIO, BENCH_RESULTS.
+#   RESAMPLES (1000), SEED (1), METRIC (cpu: the iteration node's thread CPU time; wall: its wall time — see
+#   bench/README.md for why cpu), DROP_DISTURBED (empty: off; F: emp-analyze --drop-disturbed=F), EXECUTOR
+#   (local; slurm with --full), PARALLEL (1), RERUN (1, emp-run --rerun-disturbed), JAVA, BENCH_RESULTS.
 set -uo pipefail
-HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=lib/runner.sh
-. "$HERE/lib/runner.sh"
-full=0
-args=()
-for a in "$@"; do
-	if [[ $a == --full ]]; then full=1; else args+=("$a"); fi
-done
-bench_args "${args[@]}"
-((quick && full)) && { echo "exactness.sh: --quick and --full exclude each other" >&2; exit 2; }
-if ((quick)); then
-	: "${VMS:=6}" "${DEPTHS:=2 4}" "${DELTAS:=0.05}" "${MODES:=trace s1}" "${WARMUP:=300}" "${ITERS:=300}"
-fi
-((full)) && : "${VMS:=100}"
-: "${VMS:=15}" "${DEPTHS:=2 4 6 8}" "${DELTAS:=0.01 0.02 0.03 0.04 0.05}" "${MODES:=pure trace s1 s10 s20}"
-: "${WARMUP:=1000}" "${ITERS:=1000}" "${LEAF_CALLS:=300}" "${RESAMPLES:=1000}" "${SEED:=1}"
-bench_init exactness$( ((quick)) && echo -quick)$( ((full)) && echo -full)
-echo "knobs: VMS=$VMS DEPTHS='$DEPTHS' DELTAS='$DELTAS' MODES='$MODES' WARMUP=$WARMUP ITERS=$ITERS LEAF_CALLS=$LEAF_CALLS RESAMPLES=$RESAMPLES SEED=$SEED" \
-	>>"$BENCH_DIR/machine.txt"
-
-ITER=iteration=emp.sut.CallTree.runIteration
-# The runner deletes every run's timings.csv once reduced (unless KEEP_RAW=1); a pure run's timing file is its
-# data for `exactness`, so this hook (runner.sh calls bench_count_pure after each pure run) keeps a copy and
-# reports its row count.
-bench_count_pure() {
-	cp "$1/timings.csv" "$1/pure-timings.csv" && echo "iterations $(($(wc -l <"$1/pure-timings.csv") - 1))"
-}
-for m in $MODES; do
-	case $m in
-	pure) bench_variant pure "" ;;
-	trace) bench_variant trace "-agentpath:$EMP_LIB=mode=trace,include=emp.sut.tree.*,$ITER,out=@OUT@/run.emp" ;;
-	s[0-9]*) bench_variant "$m" "-agentpath:$EMP_LIB=mode=sample,interval=${m#s}ms,$ITER,out=@OUT@/run.emp" ;;
-	*) bench_die "unknown mode '$m' (pure trace s1 s10 s20)" ;;
+BENCH_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$BENCH_ROOT/build}
+die() { echo "exactness.sh: $*" >&2; exit 2; }
+quick=0 full=0 resume=
+while (($#)); do
+	case $1 in
+	--quick) quick=1 ;;
+	--full) full=1 ;;
+	--resume) [[ $# -ge 2 ]] || die "--resume needs the result directory"; resume=$2; shift ;;
+	-h | --help) sed -n '3,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument '$1' (try --help)" ;;
 	esac
+	shift
 done
-for d in $DEPTHS; do
-	for x in 0 $DELTAS; do
-		bench_config "ct-d$d-x$x" "$d" 0 emp.sut.CallTree --depth "$d" --delta "$x" --leaf-calls "$LEAF_CALLS" \
-			--warmup "$WARMUP" --iterations "$ITERS"
-	done
-done
-bench_run "$VMS"
+((quick && full)) && die "--quick and --full exclude each other"
 
-# One directory of dumps (pure: timing files) per depth, mode and Δ for `exactness`.
-for d in $DEPTHS; do
+if [[ -n $resume ]]; then
+	[[ -f $resume/knobs.sh && -d $resume/exp ]] || die "$resume is not an exactness.sh result directory"
+	BENCH_DIR=$(cd "$resume" && pwd)
+	# shellcheck source=/dev/null
+	. "$BENCH_DIR/knobs.sh"
+	"$BENCH_DIR/bin/emp-run" resume "$BENCH_DIR/exp"
+	[[ $EXECUTOR == slurm ]] && "$BENCH_DIR/bin/emp-run" wait "$BENCH_DIR/exp"
+else
+	if ((quick)); then
+		: "${VMS:=6}" "${DEPTHS:=2 4}" "${DELTAS:=0.05}" "${MODES:=trace s1}" "${WARMUP:=300}" "${ITERS:=300}"
+	fi
+	if ((full)); then
+		: "${VMS:=30}" "${DEPTHS:=8}" "${MODES:=pure trace s1}" "${EXECUTOR:=slurm}"
+	fi
+	: "${VMS:=15}" "${DEPTHS:=2 4 6 8}" "${DELTAS:=0.01 0.02 0.03 0.04 0.05}" "${MODES:=pure trace s1 s10 s20}"
+	: "${WARMUP:=1000}" "${ITERS:=1000}" "${LEAF_CALLS:=300}" "${RESAMPLES:=1000}" "${SEED:=1}" "${METRIC:=cpu}"
+	: "${DROP_DISTURBED:=}" "${EXECUTOR:=local}" "${PARALLEL:=1}" "${RERUN:=1}" "${JAVA:=java}"
+	[[ $METRIC == wall || $METRIC == cpu ]] || die "METRIC must be wall or cpu, not '$METRIC'"
 	for m in $MODES; do
-		file=run.emp ext=emp
-		[[ $m == pure ]] && file=pure-timings.csv ext=csv
+		[[ $m =~ ^(pure|trace|s[0-9]+)$ ]] || die "unknown mode '$m' (pure trace s1 s10 s20)"
+	done
+	name=exactness$( ((quick)) && echo -quick)$( ((full)) && echo -full)
+	BENCH_DIR=${BENCH_RESULTS:-$BENCH_ROOT/bench/results}/$name-$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$BENCH_DIR/bin" || die "cannot create $BENCH_DIR"
+	# A snapshot of the build: a rebuild during a long run cannot change what is measured (emp-run finds
+	# libemp.so next to itself).
+	for f in libemp.so emp-analyze emp-run java-sut.jar; do
+		[[ -f $BUILD/$f ]] || die "$BUILD/$f is missing (run make first)"
+		cp "$BUILD/$f" "$BENCH_DIR/bin/$f"
+	done
+	for v in VMS DEPTHS DELTAS MODES WARMUP ITERS LEAF_CALLS RESAMPLES SEED METRIC DROP_DISTURBED EXECUTOR; do
+		printf ': "${%s=%s}"\n' "$v" "${!v}"
+	done >"$BENCH_DIR/knobs.sh"
+	{
+		echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "host: $(uname -srm), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'))"
+		echo "java: $("$JAVA" -version 2>&1 | head -2 | tr '\n' ' ')"
+		echo "emp: $(git -C "$BENCH_ROOT" rev-parse --short HEAD 2>/dev/null)"
+		echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "knobs: $(tr '\n' ' ' <"$BENCH_DIR/knobs.sh")"
+	} >"$BENCH_DIR/machine.txt"
+	echo "bench: results in $BENCH_DIR" >&2
+	run=("$BENCH_DIR/bin/emp-run" --out "$BENCH_DIR/exp" --vms "$VMS" --iteration emp.sut.CallTree.runIteration
+		--warmup "$WARMUP" --seed "$SEED" --rerun-disturbed "$RERUN" --executor "$EXECUTOR" --parallel "$PARALLEL")
+	for m in $MODES; do
+		case $m in
+		pure) run+=(--mode pure=) ;;
+		trace) run+=(--mode 'trace=mode=trace,include=emp.sut.tree.*') ;;
+		*) run+=(--mode "$m=mode=sample,interval=${m#s}ms") ;;
+		esac
+	done
+	for d in $DEPTHS; do
 		for x in 0 $DELTAS; do
-			set_dir=$BENCH_DIR/sets/d$d/$m/x$x
-			mkdir -p "$set_dir"
-			for r in "$BENCH_DIR"/runs/ct-d$d-x$x-$m-vm*/$file; do
-				[[ -f $r ]] && ln -s "$r" "$set_dir/$(basename "$(dirname "$r")").$ext"
-			done
+			run+=(--version "d$d-x$x=$JAVA -cp $BENCH_DIR/bin/java-sut.jar emp.sut.CallTree --depth $d --delta $x --leaf-calls $LEAF_CALLS --warmup $WARMUP --iterations $ITERS")
 		done
 	done
-done
+	printf '%q ' "${run[@]}" >"$BENCH_DIR/command.txt"
+	"${run[@]}"
+	rc=$?
+	[[ $EXECUTOR == slurm && $rc == 0 ]] && { "$BENCH_DIR/bin/emp-run" wait "$BENCH_DIR/exp"; rc=$?; }
+	((rc == 0)) || die "emp-run exited $rc; \`bash bench/exactness.sh --resume $BENCH_DIR\` continues"
+fi
+EMP_ANALYZE=$BENCH_DIR/bin/emp-analyze
+EXP=$BENCH_DIR/exp
 
-# exactness per depth, mode and Δ; the required VMs of the slow leaf and of runIteration (pure: the iteration as
-# the SUT times it; its timing files hold no warm-up rows) at all ITERS iterations into table.csv.
+# exactness per depth, mode and Δ; the required VMs of the slow leaf and of runIteration (pure: the run's process
+# time, node `run`) at all ITERS iterations into table.csv.
 echo "depth,mode,delta,node,required_vms,f1_at_max_vms,max_vms" >"$BENCH_DIR/table.csv"
 n=0
 for d in $DEPTHS; do
 	for m in $MODES; do
 		if [[ $m == pure ]]; then
-			sel=(--warmup 0 --iteration-name emp.sut.CallTree.runIteration)
+			sel=(--iterations 1) # one value per run: its process time
 		else
 			sel=(--warmup "$WARMUP" --nodes "emp.sut.CallTree.runIteration,emp.sut.tree.D$d.leaf_0"
-				--metric "${METRIC:-wall}")
+				--metric "$METRIC" ${DROP_DISTURBED:+--drop-disturbed="$DROP_DISTURBED"} --iterations "$ITERS")
 		fi
 		for x in $DELTAS; do
 			n=$((n + 1))
 			printf '\r\033[Kbench: exactness depth %s %s delta %s' "$d" "$m" "$x" >&2
 			out=$BENCH_DIR/exactness/d$d-$m-x$x
 			mkdir -p "$out"
-			"$EMP_ANALYZE" exactness --base "$BENCH_DIR/sets/d$d/$m/x0" --new "$BENCH_DIR/sets/d$d/$m/x$x" \
-				"${sel[@]}" --iterations "$ITERS" --resamples "$RESAMPLES" --seed "$SEED" --max-vms "$VMS" \
+			"$EMP_ANALYZE" exactness --base "$EXP/$m/d$d-x0" --new "$EXP/$m/d$d-x$x" \
+				"${sel[@]}" --resamples "$RESAMPLES" --seed "$SEED" --max-vms "$VMS" \
 				--csv "$out/grid.csv" -o "$out/heatmap.svg" --format=csv >"$out/required.csv" 2>"$out/stderr.txt" ||
 				echo "exactness d$d $m x$x failed: $(head -2 "$out/stderr.txt")" >&2
 			awk -F, -v d="$d" -v m="$m" -v x="$x" 'NR > 1 {
@@ -109,8 +137,9 @@ printf '\r\033[Kbench: %d exactness grids in %s/exactness\n' "$n" "$BENCH_DIR" >
 	echo "## exactness ($(date -u +%Y-%m-%d), $(sed -n 's/^java: //p' "$BENCH_DIR/machine.txt"))"
 	echo
 	echo "VMs per version needed for F1 > 98 % (test mwu, alpha 0.01, $RESAMPLES resamples, $ITERS measurement"
-	echo "iterations per VM after $WARMUP warm-up, at most $VMS VMs: '>$VMS' = not reached).  Node: the slow leaf"
-	echo "D<d>.leaf_0 (runIteration in parentheses; pure: no agent, the SUT's own time of runIteration only)."
+	echo "iterations per VM after $WARMUP warm-up, at most $VMS VMs: '>$VMS' = not reached; metric $METRIC${DROP_DISTURBED:+,"
+	echo "--drop-disturbed=$DROP_DISTURBED})."
+	echo "Node: the slow leaf D<d>.leaf_0 (runIteration in parentheses; pure: no agent, the run's process time, node run)."
 	echo
 	printf '| depth | mode |'
 	for x in $DELTAS; do printf ' Δ %s %% |' "$(awk -v x="$x" 'BEGIN { print x * 100 }')"; done
@@ -131,9 +160,10 @@ printf '\r\033[Kbench: %d exactness grids in %s/exactness\n' "$n" "$BENCH_DIR" >
 		done
 	done
 	echo
-	echo "Runs: $(awk -F, 'NR > 1 { n++; if ($12 == "busy") b++; if ($12 == "failed") f++ }
-		END { printf "%d, %d flagged busy (CPU/wall < %s), %d failed", n, b, "'"$BENCH_FLAG_RATIO"'", f }' "$BENCH_DIR/manifest.csv")."
-	echo "Heatmaps: exactness/d<depth>-<mode>-x<delta>/heatmap.svg; grids: grid.csv beside them."
+	echo "Runs: $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ n++; if ($c["disturbed"] == 1) b++; if ($c["exit"] != 0) f++ }
+		END { printf "%d attempts, %d disturbed, %d failed", n, b, f }' "$EXP/runs.csv") (exp/runs.csv)."
+	echo "The EMP picture: \`emp-analyze report $EXP\`.  Heatmaps: exactness/d<depth>-<mode>-x<delta>/heatmap.svg."
 	echo
 	sed 's/^/    /' "$BENCH_DIR/machine.txt"
 } | tee "$BENCH_DIR/report.md"
