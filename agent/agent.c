@@ -28,6 +28,7 @@
 #include "counters.h"
 #include "dump.h"
 #include "gcpause.h"
+#include "safepoint.h"
 #include "log.h"
 #include "modes.h"
 #include "options.h"
@@ -143,6 +144,8 @@ static void start_recording(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	prop(jvmti, "sun.java.command", value, sizeof(value));
 	emp_writer_add_meta("command", value);
 	emp_writer_start();
+	if (agent.opts.safepoints)
+		emp_safepoint_start();
 	if (thread)
 		attach_thread(jvmti, jni, thread);
 	EACH_MODE(m) if ((*m)->vm_init)
@@ -190,6 +193,7 @@ static void stop_recording(JNIEnv *jni, const char *reason)
 	for (unsigned i = agent.nmodes; i-- > 0;)
 		if (agent.modes[i]->vm_death)
 			agent.modes[i]->vm_death(agent.jvmti, jni);
+	emp_safepoint_stop();
 	emp_writer_stop(reason);
 	pthread_mutex_lock(&agent.timer_lock);
 	agent.stopped = 1;

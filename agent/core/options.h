@@ -44,6 +44,7 @@ struct emp_options {
 	size_t n_exclude;
 	char *iteration;             /* pkg.Class.method whose calls mark iterations */
 	uint64_t duration_ns;        /* end the recording this long after it started; 0: at VMDeath */
+	int safepoints;              /* record safepoint pauses (safepoint.h); default 1 */
 	int help;                    /* "help" was given */
 	char *text;                  /* the option string as given ("" when none) */
 };
