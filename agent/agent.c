@@ -487,6 +487,7 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *re
 EXPORT JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
 	(void)vm;
-	/* VMDeath has normally stopped the writer already; this covers a JVM that never reached it. */
+	/* VMDeath has normally stopped the poller and the writer already; this covers a JVM that never reached it. */
+	emp_safepoint_stop();
 	emp_writer_stop("unload");
 }

@@ -9,6 +9,8 @@
 #    exactly the entries within the span, in the safepoint colour;
 #  - counters: safepoints (all the JVM began while the poller ran) >= C1 - C0; safepoint_pauses = the PAUSES entries
 #    of kinds safepoint + safepoint_gc (info's pauses table); lost_safepoint_pause_full = 0;
+#  - N collections (System.gc, Serial GC) instead: gc_pauses = N = the safepoint_gc entries (each GC's safepoint
+#    is told apart), and every request waited through a GC pause;
 #  - safepoints=off: no safepoint entry, counter 0; -XX:-UsePerfData: one warning, the program unchanged, none.
 source "$(dirname "$0")/../lib/common.sh"
 for f in "$ANALYZE" "$AGENT"; do [ -e "$f" ] || fail "no $f (make)"; done
@@ -44,6 +46,13 @@ run() { # JAVA TAG
     expect_eq "$tag: lost_safepoint_pause_full" 0 "$(info_value "$dump" counters lost_safepoint_pause_full)"
     echo "$tag: JVM $((c1 - c0)) safepoints in the window, $inspan entries there, $N/$N requests through one;" \
         "whole run: $counted safepoints, $sp + $spgc entries"
+
+    "$java" -XX:+UseSerialGC -agentpath:"$AGENT"=mode=off,out="$dump" "${X[@]}" "$log" gc >/dev/null ||
+        fail "$tag: System.gc run failed"
+    expect_eq "$tag: gc: gc_pauses" "$N" "$(info_value "$dump" counters gc_pauses)"
+    expect_eq "$tag: gc: safepoint_gc entries" "$N" "$(info_value "$dump" pauses safepoint_gc)"
+    row=$("$ANALYZE" latency --format=csv "$log" "$dump" | awk -F, '$1 == "gc"')
+    expect_eq "$tag: gc: requests that waited through a GC pause" "$N" "$(echo "$row" | cut -d, -f7)"
 
     "$java" -agentpath:"$AGENT"=mode=off,safepoints=off,out="$dump" "${X[@]}" "$log" >/dev/null ||
         fail "$tag: safepoints=off run failed"
