@@ -115,11 +115,12 @@ static double ticks_per_tick(void)
 
 static void poll_once(void)
 {
-	uint64_t now = emp_clock_ticks();
 	/* Relaxed: the VM thread's plain stores; the order of these loads is explained at the top. */
 	int64_t t = atomic_load_explicit(sp.time, memory_order_relaxed);
 	int64_t c = atomic_load_explicit(sp.count, memory_order_relaxed);
 	uint64_t gc = emp_gcpause_finished();
+	/* After the loads: a safepoint whose time we saw ended before now, so the entry never starts early. */
+	uint64_t now = emp_clock_ticks();
 	if (c != sp.last_count) {
 		emp_count(EMP_C_SAFEPOINTS, (uint64_t)(c - sp.last_count));
 		sp.last_count = c;
