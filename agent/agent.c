@@ -28,6 +28,7 @@
 #include "counters.h"
 #include "dump.h"
 #include "gcpause.h"
+#include "safepoint.h"
 #include "log.h"
 #include "modes.h"
 #include "options.h"
@@ -144,6 +145,8 @@ static void start_recording(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 	prop(jvmti, "sun.java.command", value, sizeof(value));
 	emp_writer_add_meta("command", value);
 	emp_writer_start();
+	if (agent.opts.safepoints)
+		emp_safepoint_start();
 	if (thread)
 		attach_thread(jvmti, jni, thread);
 	EACH_MODE(m) if ((*m)->vm_init)
@@ -195,6 +198,7 @@ static void stop_recording(JNIEnv *jni, const char *reason)
 	 * writer stops). */
 	if (strcmp(reason, "vm_death") && strcmp(reason, "load_failed"))
 		emp_tracer_restore(agent.vm, jni);
+	emp_safepoint_stop();
 	emp_writer_stop(reason);
 	pthread_mutex_lock(&agent.timer_lock);
 	agent.stopped = 1;
@@ -489,6 +493,7 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *re
 EXPORT JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
 	(void)vm;
-	/* VMDeath has normally stopped the writer already; this covers a JVM that never reached it. */
+	/* VMDeath has normally stopped the poller and the writer already; this covers a JVM that never reached it. */
+	emp_safepoint_stop();
 	emp_writer_stop("unload");
 }

@@ -35,13 +35,8 @@ if ((quick)); then
 	: "${VMS:=1}" "${ROWS:=10000}" "${QUERIES:=500}"
 fi
 : "${VMS:=3}" "${ROWS:=50000}" "${QUERIES:=2000}" "${THREADS:=4}"
-JFR_TOOL=$(dirname "$(readlink -f "$(command -v "${JAVA:-java}")")")/jfr
-# JFR's method tracing and timing came with JDK 25 (JEP 520).
-jfr_methods() {
-	local v
-	v=$("${JAVA:-java}" -XshowSettings:properties -version 2>&1 | awk '$1 == "java.specification.version" { print $3 }')
-	[[ -x $JFR_TOOL && ${v%%.*} =~ ^[0-9]+$ ]] && ((${v%%.*} >= 25))
-}
+# shellcheck source=lib/jfr.sh
+. "$HERE/lib/jfr.sh"
 if [[ -z ${VARIANTS:-} ]]; then
 	VARIANTS="pure emp emp-b10 kieker"
 	jfr_methods && VARIANTS+=" jfr-timing jfr-trace"
@@ -90,18 +85,7 @@ EOF
 		bench_variant kieker "-javaagent:$KIEKER_AJ -Dorg.aspectj.weaver.loadtime.configuration=file:$BENCH_DIR/bin/aop.xml -Dkieker.monitoring.configuration=$BENCH_DIR/bin/kieker.properties -Dkieker.monitoring.writer.filesystem.FileWriter.customStoragePath=@OUT@/data"
 		;;
 	jfr-timing | jfr-trace)
-		jfr_methods || bench_die "$v needs JFR method tracing (JDK 25+); JAVA is $(command -v "${JAVA:-java}")"
-		filter=$(unzip -Z1 "$H2_JAR" | sed -n 's#^\(org/h2/.*\)\.class$#\1#p' | tr / . | paste -sd';')
-		if [[ $v == jfr-timing ]]; then
-			event=jdk.MethodTiming extra=("+$event#period=endChunk")
-		else
-			event=jdk.MethodTrace extra=("+$event#stackTrace=false" "+$event#threshold=0 ms")
-		fi
-		"$JFR_TOOL" configure --input none --output "$BENCH_DIR/bin/$v.jfc" "+$event#enabled=true" \
-			"+$event#filter=$filter" "${extra[@]}" >/dev/null || bench_die "jfr configure failed for $v"
-		# maxsize=0: JFR's default 250 MB cap drops the oldest chunks of a long trace (1.7 M of 111 M calls kept);
-		# its startup lines would otherwise go to stdout, which must equal the pure run's (only =off silences them).
-		bench_variant "$v" "-Xlog:jfr+startup=off -XX:StartFlightRecording:settings=$BENCH_DIR/bin/$v.jfc,filename=@OUT@/data/run.jfr,maxsize=0"
+		jfr_variant "$v" "$(unzip -Z1 "$H2_JAR" | sed -n 's#^\(org/h2/.*\)\.class$#\1#p' | tr / . | paste -sd';')"
 		;;
 	*) bench_die "unknown variant '$v' (pure, emp, emp-alt, emp-bN, kieker, jfr-timing, jfr-trace)" ;;
 	esac
@@ -126,17 +110,12 @@ bench_count_emp() {
 # with its invocation count (summed here).  The reader is JFR's own view of the recording (`jfr view method-calls`
 # or `method-timing`, heap capped at 6 GB; a reader that fails leaves the column empty).
 bench_count_jfr() {
-	local out=$1 rec=$1/data/run.jfr event view n t
-	if [[ $out == *jfr-timing* ]]; then event=jdk.MethodTiming view=method-timing; else event=jdk.MethodTrace view=method-calls; fi
-	echo "bytes $(stat -c %s "$rec")" >"$out/extra.txt"
-	t=$(/usr/bin/time -f 'analyzer %e %M' "$JFR_TOOL" -J-Xmx6g view "$view" "$rec" 2>&1 >/dev/null | tail -1)
+	local out=$1 view=method-calls t
+	[[ $out == *jfr-timing* ]] && view=method-timing
+	echo "bytes $(stat -c %s "$out/data/run.jfr")" >"$out/extra.txt"
+	t=$(/usr/bin/time -f 'analyzer %e %M' "$JFR_TOOL" -J-Xmx6g view "$view" "$out/data/run.jfr" 2>&1 >/dev/null | tail -1)
 	[[ $t == "analyzer "* ]] && echo "$t" >>"$out/extra.txt"
-	if [[ $event == jdk.MethodTrace ]]; then
-		n=$("$JFR_TOOL" summary "$rec" | awk -v e="$event" '$1 == e { print $2 }')
-	else
-		n=$("$JFR_TOOL" print --events "$event" "$rec" | awk '$1 == "invocations" { s += $3 } END { print s + 0 }')
-	fi
-	echo "calls $n"
+	jfr_calls "$out"
 }
 bench_count_kieker() {
 	local out=$1 n

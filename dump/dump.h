@@ -15,7 +15,8 @@
 #define EMP_DUMP_MAGIC_LEN    8
 #define EMP_DUMP_HEADER_LEN   16
 #define EMP_DUMP_VERSION_MAJOR 1
-#define EMP_DUMP_VERSION_MINOR 4 /* 1: PAUSES chunks; 2: CPU events; 3: VTHREAD events; 4: budget= META keys */
+#define EMP_DUMP_VERSION_MINOR 5 /* 1: PAUSES chunks; 2: CPU events; 3: VTHREAD events; 4: budget= META keys;
+                                  * 5: safepoint pauses */
 
 /* Chunk header: u32 magic "EMPC", u8 type, u8 flags (0), u16 reserved (0), u32 stored length (bytes of the LZ4
  * frame that follows), u32 raw length (bytes after decompression). */
@@ -41,6 +42,11 @@ enum emp_chunk_type {
 /* Entries of a PAUSES chunk: varint kind, varint start ticks, varint duration ticks, until the end of the payload. */
 enum emp_pause_kind {
 	EMP_PAUSE_GC = 1, /* JVMTI GarbageCollectionStart .. GarbageCollectionFinish (a stop-the-world collection) */
+	/* since minor 4: the safepoints that ended within one poll interval of the agent's safepoint poller, their
+	 * total time (HotSpot's sun.rt.safepointTime) ending at the poll that saw them end (doc/dump-format.md) */
+	EMP_PAUSE_SAFEPOINT = 2,    /* no GC pause finished within them */
+	EMP_PAUSE_SAFEPOINT_GC = 3, /* a GC pause finished within them: they hold a kind-1 pause and the time to reach
+				     * and leave its safepoint */
 };
 struct emp_pause {
 	uint32_t kind;     /* enum emp_pause_kind; a reader keeps kinds it does not know */

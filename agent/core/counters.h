@@ -85,6 +85,9 @@
 	X(CLASSES_RESTORED, "classes_restored")           /* trace mode: back to original bytes at the end (stop, duration=) */ \
 	X(GC_PAUSES, "gc_pauses")                         /* GC pauses recorded (every mode; PAUSES chunks) */ \
 	X(GC_PAUSE_FULL, "lost_gc_pause_full")            /* GC pause dropped: the writer did not drain 256 */ \
+	X(SAFEPOINTS, "safepoints")                       /* safepoints the JVM began while safepoints=on polled */ \
+	X(SAFEPOINT_PAUSES, "safepoint_pauses")           /* safepoint PAUSES entries recorded (safepoint.h) */ \
+	X(SAFEPOINT_PAUSE_FULL, "lost_safepoint_pause_full") /* safepoint entry dropped: the writer did not drain */ \
 	EMP_COUNTER_REWRITE_LIST(X)                                                                            \
 	EMP_COUNTER_SAMPLER_LIST(X)                                                                            \
 	EMP_COUNTER_FAULT_INJECT_LIST(X)

@@ -39,7 +39,8 @@ struct opt {
 /* The rows, in help order; an option's index is its bit in emp_options_parse()'s @seen. */
 enum opt_id {
 	OPT_MODE, OPT_INTERVAL, OPT_CLOCK, OPT_ENGINE, OPT_THREADS, OPT_DEPTH, OPT_INCLUDE, OPT_EXCLUDE, OPT_ITERATION,
-	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG, OPT_DURATION, OPT_BUDGET, OPT_HELP,
+	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG, OPT_DURATION, OPT_BUDGET,
+	OPT_SAFEPOINTS, OPT_HELP,
 	OPT_COUNT
 };
 
@@ -296,6 +297,7 @@ static const struct choice thread_sets[] = { { "all", EMP_THREADS_ALL }, { "java
 static const struct choice onfulls[] = { { "block", EMP_ONFULL_BLOCK }, { "drop", EMP_ONFULL_DROP }, { NULL, 0 } };
 static const struct choice timesources[] = { { "auto", EMP_TIME_AUTO }, { "tsc", EMP_TIME_TSC },
 					     { "monotonic", EMP_TIME_MONOTONIC }, { NULL, 0 } };
+static const struct choice on_off[] = { { "on", 1 }, { "off", 0 }, { NULL, 0 } };
 static const struct choice levels[] = { { "error", EMP_LOG_ERROR }, { "warn", EMP_LOG_WARN },
 					{ "info", EMP_LOG_INFO }, { "debug", EMP_LOG_DEBUG }, { NULL, 0 } };
 
@@ -350,6 +352,9 @@ static const struct opt opts[OPT_COUNT] = {
 			 .text = "trace mode: keep the probes' cost under PCT % of the program's CPU time by removing "
 				 "the probes of the methods that cost most for the time they account for (tiny, hot "
 				 "ones first); each is named in the dump" },
+	[OPT_SAFEPOINTS] = { "safepoints", CHOICE(on_off, safepoints), .def = "on",
+			     .text = "every mode: record the JVM's safepoint pauses (a native thread polls HotSpot's "
+				     "sun.rt.safepoint* counters every millisecond)" },
 	[OPT_HELP] = { "help", "", "print this text on stderr and exit with status 0", .parse = parse_help },
 };
 

@@ -39,6 +39,41 @@ static const char *status_name(enum emp_dump_status s)
 	return "reading";
 }
 
+/* Per pause kind of the dump @r: entries, their total and largest duration (ms).  Kinds 1-3 always, others as
+ * "kind N" when present. */
+static void pause_rows(struct emp_table *t, const char *file, const struct emp_dump_reader *r)
+{
+	static const char *const names[] = { [EMP_PAUSE_GC] = "gc", [EMP_PAUSE_SAFEPOINT] = "safepoint",
+					      [EMP_PAUSE_SAFEPOINT_GC] = "safepoint_gc" };
+	size_t n;
+	const struct emp_pause *p = emp_dump_pauses(r, &n);
+	uint32_t top = EMP_PAUSE_SAFEPOINT_GC;
+	for (size_t i = 0; i < n; i++)
+		top = p[i].kind > top ? p[i].kind : top;
+	for (uint32_t kind = 1; kind <= top; kind++) {
+		uint64_t count = 0;
+		double total = 0, max = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (p[i].kind != kind)
+				continue;
+			double ms = emp_dump_ticks_to_ns(r, (double)p[i].duration) / 1e6;
+			count++;
+			total += ms;
+			max = ms > max ? ms : max;
+		}
+		if (kind > EMP_PAUSE_SAFEPOINT_GC && !count)
+			continue;
+		char other[32];
+		snprintf(other, sizeof(other), "kind %u", kind);
+		emp_table_row(t);
+		emp_table_str(t, file);
+		emp_table_str(t, kind <= EMP_PAUSE_SAFEPOINT_GC ? names[kind] : other);
+		emp_table_int(t, (int64_t)count);
+		emp_table_num(t, total, 3);
+		emp_table_num(t, max, 3);
+	}
+}
+
 int emp_cmd_info(int argc, char **argv)
 {
 	struct emp_cli cli = { .command = "info", .usage = usage };
@@ -53,11 +88,13 @@ int emp_cmd_info(int argc, char **argv)
 	static const char *const tcols[] = { "file", "thread", "os_tid", "name", "events", "samples", "kind" };
 	static const char *const ecols[] = { "file", "kind", "count" };
 	static const char *const ccols[] = { "file", "counter", "value" };
+	static const char *const pcols[] = { "file", "kind", "count", "total_ms", "max_ms" };
 	struct emp_table *files = emp_table_new("files", "Dumps", 7, fcols);
 	struct emp_table *meta = emp_table_new("meta", "Run", 3, mcols);
 	struct emp_table *threads = emp_table_new("threads", "Threads", 7, tcols);
 	struct emp_table *events = emp_table_new("events", "Events", 3, ecols);
 	struct emp_table *counters = emp_table_new("counters", "Counters", 3, ccols);
+	struct emp_table *pauses = emp_table_new("pauses", "Pauses of the whole JVM", 5, pcols);
 
 	for (int i = optind; i < argc; i++) {
 		struct emp_dump_reader *r = emp_input_open(&cli.in, argv[i]);
@@ -162,6 +199,7 @@ int emp_cmd_info(int argc, char **argv)
 		emp_table_str(events, argv[i]);
 		emp_table_str(events, "virtual_threads_sampled");
 		emp_table_int(events, (int64_t)distinct);
+		pause_rows(pauses, argv[i], r);
 		for (size_t k = 0; k < emp_dump_counter_count(r); k++) {
 			const char *name;
 			uint64_t value;
@@ -180,6 +218,7 @@ int emp_cmd_info(int argc, char **argv)
 	emp_report_add(rep, meta);
 	emp_report_add(rep, threads);
 	emp_report_add(rep, events);
+	emp_report_add(rep, pauses);
 	emp_report_add(rep, counters);
 	emp_report_print(rep, stdout);
 	emp_report_free(rep);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_latency.c - emp-analyze latency: emp-load request logs, corrected vs uncorrected, with the GC pauses of an
- * emp dump of the server (analyzer/lib/latency.h), as tables and an SVG (analyzer/render/latency_svg.h). */
+/* cmd_latency.c - emp-analyze latency: emp-load request logs, corrected vs uncorrected, with the GC and safepoint
+ * pauses of an emp dump of the server (analyzer/lib/latency.h), as tables and an SVG (analyzer/render/latency_svg.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,10 +24,47 @@ static const char usage[] =
 	"Table 'errors': failed requests by kind, and answers outside 2xx.  With DUMP (an emp dump of the server,\n"
 	"any mode, recorded on the same machine: the times line up on CLOCK_MONOTONIC), table 'gc': its GC pauses,\n"
 	"those within each LOG's time span, and the answered requests that waited through one, among all and among\n"
-	"those slower than the LOG's corrected p99.\n"
-	"  -o, --output=OUT.svg  response time over due time for the first LOG with the GC pauses shaded, and the\n"
+	"those slower than the LOG's corrected p99; table 'safepoints': the same for its safepoint pauses other than\n"
+	"GC (safepoints=on: placed within about 1 ms after the true time, exact duration).\n"
+	"  -o, --output=OUT.svg  response time over due time for the first LOG with the GC pauses (red) and the other\n"
+	"                        safepoint pauses (blue) shaded, and the\n"
 	"                        percentile distribution of every LOG (corrected solid, uncorrected dashed)\n"
 	"  --allow-truncated     a truncated DUMP is not an error\n";
+
+/* The pauses of one kind and their table. */
+struct pause_set {
+	struct emp_latency_pause *p;
+	long n;
+	struct emp_table *table;
+};
+
+/* One row of @ps's table for the log @l.  Return: the pauses within @l's time span. */
+static uint64_t pause_row(struct pause_set *ps, const struct emp_latency_log *l)
+{
+	uint64_t in = 0, all, slow, nslow = 0;
+	double total = 0, max = 0;
+	for (long k = 0; k < ps->n; k++) {
+		if (ps->p[k].start_ns + ps->p[k].duration_ns < l->t_min || ps->p[k].start_ns > l->t_max)
+			continue;
+		in++;
+		total += (double)ps->p[k].duration_ns / 1e6;
+		max = (double)ps->p[k].duration_ns / 1e6 > max ? (double)ps->p[k].duration_ns / 1e6 : max;
+	}
+	int64_t p99 = emp_hdr_percentile(l->corrected, 99);
+	for (size_t k = 0; k < l->n; k++)
+		nslow += (l->done[k] - l->due[k]) / 1000 > p99;
+	emp_latency_overlaps(l, ps->p, (size_t)ps->n, p99, &all, &slow);
+	emp_table_row(ps->table);
+	emp_table_str(ps->table, l->path);
+	emp_table_int(ps->table, ps->n);
+	emp_table_int(ps->table, (int64_t)in);
+	emp_table_num(ps->table, total, 3);
+	emp_table_num(ps->table, max, 3);
+	emp_table_int(ps->table, (int64_t)all);
+	emp_table_int(ps->table, (int64_t)nslow);
+	emp_table_int(ps->table, (int64_t)slow);
+	return in;
+}
 
 static int is_dump(const char *path)
 {
@@ -73,17 +110,17 @@ int emp_cmd_latency(int argc, char **argv)
 	if (nlogs == 0)
 		emp_cli_usage_error(&cli, "no emp-load log given (only the dump %s)", dump);
 
-	struct emp_latency_pause *pauses = NULL;
-	long npauses = 0;
+	struct pause_set gc = { 0 }, sp = { 0 };
 	if (dump) {
 		struct emp_dump_reader *r = emp_input_open(&cli.in, dump);
 		if (!r)
 			return cli.in.exit_code;
 		emp_dump_reader_drain(r);
 		emp_input_done(&cli.in, r);
-		npauses = emp_latency_gc_pauses(r, &pauses);
+		gc.n = emp_latency_pauses(r, EMP_PAUSE_GC, &gc.p);
+		sp.n = emp_latency_pauses(r, EMP_PAUSE_SAFEPOINT, &sp.p);
 		emp_dump_reader_close(r);
-		if (npauses < 0) {
+		if (gc.n < 0) {
 			emp_errorf("%s: no clock reference in META (clock_ref_ticks, clock_ref_mono_ns)", dump);
 			return EMP_EXIT_ERROR;
 		}
@@ -94,9 +131,14 @@ int emp_cmd_latency(int argc, char **argv)
 	static const char *const ecols[] = { "log", "kind", "count" };
 	static const char *const gcols[] = { "log", "gc_pauses", "in_span", "pause_total_ms", "pause_max_ms",
 					     "requests_through_gc", "slow_requests", "slow_through_gc" };
+	static const char *const scols[] = { "log", "safepoint_pauses", "in_span", "pause_total_ms", "pause_max_ms",
+					     "requests_through_safepoint", "slow_requests", "slow_through_safepoint" };
 	struct emp_table *lat = emp_table_new("latency", "Latency (us)", 9, lcols);
 	struct emp_table *errs = emp_table_new("errors", "Errors", 3, ecols);
-	struct emp_table *gc = dump ? emp_table_new("gc", "GC pauses (from the dump)", 8, gcols) : NULL;
+	if (dump) {
+		gc.table = emp_table_new("gc", "GC pauses (from the dump)", 8, gcols);
+		sp.table = emp_table_new("safepoints", "Safepoint pauses other than GC (from the dump)", 8, scols);
+	}
 	static const double pct[] = { 50, 90, 99, 99.9, 99.99 };
 	uint64_t in_any = 0;
 	for (size_t i = 0; i < nlogs; i++) {
@@ -118,45 +160,26 @@ int emp_cmd_latency(int argc, char **argv)
 			emp_table_str(errs, k < l->nkinds ? l->kind[k] : "non_2xx");
 			emp_table_int(errs, (int64_t)(k < l->nkinds ? l->kind_count[k] : l->non_2xx));
 		}
-		if (gc) {
-			uint64_t in = 0, all, slow, nslow = 0;
-			double total = 0, max = 0;
-			for (long k = 0; k < npauses; k++) {
-				if (pauses[k].start_ns + pauses[k].duration_ns < l->t_min || pauses[k].start_ns > l->t_max)
-					continue;
-				in++;
-				total += (double)pauses[k].duration_ns / 1e6;
-				max = (double)pauses[k].duration_ns / 1e6 > max ? (double)pauses[k].duration_ns / 1e6 : max;
-			}
-			int64_t p99 = emp_hdr_percentile(l->corrected, 99);
-			for (size_t k = 0; k < l->n; k++)
-				nslow += (l->done[k] - l->due[k]) / 1000 > p99;
-			emp_latency_overlaps(l, pauses, (size_t)npauses, p99, &all, &slow);
-			emp_table_row(gc);
-			emp_table_str(gc, l->path);
-			emp_table_int(gc, npauses);
-			emp_table_int(gc, (int64_t)in);
-			emp_table_num(gc, total, 3);
-			emp_table_num(gc, max, 3);
-			emp_table_int(gc, (int64_t)all);
-			emp_table_int(gc, (int64_t)nslow);
-			emp_table_int(gc, (int64_t)slow);
-			in_any += in;
+		if (dump) {
+			in_any += pause_row(&gc, l);
+			in_any += pause_row(&sp, l);
 		}
 	}
-	if (npauses && !in_any)
-		emp_errorf("note: no GC pause of %s falls within the logs' time spans (another machine, boot or run?)", dump);
+	if ((gc.n || sp.n) && !in_any)
+		emp_errorf("note: no pause of %s falls within the logs' time spans (another machine, boot or run?)", dump);
 	struct emp_report *rep = emp_report_new(cli.format);
 	emp_report_add(rep, lat);
 	emp_report_add(rep, errs);
-	if (gc)
-		emp_report_add(rep, gc);
+	if (dump) {
+		emp_report_add(rep, gc.table);
+		emp_report_add(rep, sp.table);
+	}
 	emp_report_print(rep, stdout);
 	emp_report_free(rep);
 
 	if (outpath) {
 		FILE *out = fopen(outpath, "w");
-		if (!out || emp_latency_svg_write(out, logs, nlogs, pauses, (size_t)npauses) || fclose(out)) {
+		if (!out || emp_latency_svg_write(out, logs, nlogs, gc.p, (size_t)gc.n, sp.p, (size_t)sp.n) || fclose(out)) {
 			emp_errorf("cannot write %s: %s", outpath, strerror(errno));
 			cli.in.exit_code = EMP_EXIT_ERROR;
 		}
@@ -164,6 +187,7 @@ int emp_cmd_latency(int argc, char **argv)
 	for (size_t i = 0; i < nlogs; i++)
 		emp_latency_free(&logs[i]);
 	free(logs);
-	free(pauses);
+	free(gc.p);
+	free(sp.p);
 	return cli.in.exit_code;
 }

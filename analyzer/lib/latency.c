@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* latency.c - emp-load logs and GC pauses (latency.h). */
+/* latency.c - emp-load logs and the JVM's pauses (latency.h). */
 #include "latency.h"
 
 #include <errno.h>
@@ -163,7 +163,7 @@ static int cmp_pause(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-long emp_latency_gc_pauses(const struct emp_dump_reader *r, struct emp_latency_pause **out)
+long emp_latency_pauses(const struct emp_dump_reader *r, uint32_t kind, struct emp_latency_pause **out)
 {
 	*out = NULL;
 	const char *rt = emp_dump_meta(r, "clock_ref_ticks"), *rm = emp_dump_meta(r, "clock_ref_mono_ns");
@@ -176,7 +176,7 @@ long emp_latency_gc_pauses(const struct emp_dump_reader *r, struct emp_latency_p
 		return 0;
 	struct emp_latency_pause *v = emp_xcalloc(n, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
-		if (p[i].kind != EMP_PAUSE_GC)
+		if (p[i].kind != kind)
 			continue;
 		v[k].start_ns = (int64_t)(ref_mono + emp_dump_ticks_to_ns(r, (double)p[i].start - ref_ticks));
 		v[k].duration_ns = (int64_t)emp_dump_ticks_to_ns(r, (double)p[i].duration);

@@ -42,9 +42,10 @@ struct emp_latency_pause {
 	int64_t start_ns, duration_ns; /* CLOCK_MONOTONIC */
 };
 
-/* emp_latency_gc_pauses - the GC pauses of a dump read to its end, on CLOCK_MONOTONIC.  Return: their number and
- * a malloc'ed array in *out (NULL when none); -1 when the dump has no clock reference (META clock_ref_*). */
-long emp_latency_gc_pauses(const struct emp_dump_reader *r, struct emp_latency_pause **out);
+/* emp_latency_pauses - the pauses of kind @kind (enum emp_pause_kind) of a dump read to its end, on
+ * CLOCK_MONOTONIC, sorted by start.  Return: their number and a malloc'ed array in *out (NULL when none); -1 when
+ * the dump has no clock reference (META clock_ref_*). */
+long emp_latency_pauses(const struct emp_dump_reader *r, uint32_t kind, struct emp_latency_pause **out);
 
 /* emp_latency_overlaps - answered requests of @l whose [due, done] overlaps one of the @n pauses @p (sorted by
  * start), counted among all (*all) and among those with a corrected latency above @threshold_us (*slow). */

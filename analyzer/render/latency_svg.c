@@ -53,7 +53,28 @@ static void y_axis(FILE *out, int y0, double top_ms)
 		y0 + PLOT_H / 2, y0 + PLOT_H / 2);
 }
 
-static void time_panel(FILE *out, const struct emp_latency_log *l, const struct emp_latency_pause *p, size_t np)
+/* Shade the pauses @p[0..@n) of the panel [t0, t1] in @fill, titled "@what %.3f ms at %.3f s". */
+static void shade(FILE *out, int y0, int64_t t0, int64_t t1, const struct emp_latency_pause *p, size_t n,
+		  const char *fill, const char *what)
+{
+	double span = (double)(t1 - t0);
+	for (size_t i = 0; i < n; i++) {
+		int64_t s = p[i].start_ns, e = p[i].start_ns + p[i].duration_ns;
+		if (e < t0 || s > t1)
+			continue;
+		double x = LEFT + (double)(s - t0) / span * PLOT_W, w = (double)(e - s) / span * PLOT_W;
+		if (x < LEFT) {
+			w -= LEFT - x;
+			x = LEFT;
+		}
+		fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+			     "fill-opacity=\"0.6\"><title>%s %.3f ms at %.3f s</title></rect>\n",
+			x, y0, fmax(w, 1.0), PLOT_H, fill, what, (double)p[i].duration_ns / 1e6, (double)(s - t0) / 1e9);
+	}
+}
+
+static void time_panel(FILE *out, const struct emp_latency_log *l, const struct emp_latency_pause *p, size_t np,
+		       const struct emp_latency_pause *sp, size_t nsp)
 {
 	int y0 = TOP;
 	int64_t t0 = l->t_min, t1 = l->t_max > l->t_min ? l->t_max : l->t_min + 1;
@@ -69,25 +90,14 @@ static void time_panel(FILE *out, const struct emp_latency_log *l, const struct 
 	}
 	top = nice_top(top);
 	char title[4400];
-	snprintf(title, sizeof(title), "Response time over due time: %s (max per %.3g ms column; %zu GC pauses shaded)",
-		 l->path, span / PLOT_W / 1e6, np);
+	snprintf(title, sizeof(title), "Response time over due time: %s (max per %.3g ms column; %zu GC pauses, %zu other "
+		 "safepoints shaded)", l->path, span / PLOT_W / 1e6, np, nsp);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" style=\"font-size: 14px\">", LEFT, y0 - 12);
 	emp_textfit_svg(out, title, PLOT_W, EMP_FONT_SANS, 14);
 	fputs("</text>\n", out);
 	y_axis(out, y0, top);
-	for (size_t i = 0; i < np; i++) {
-		int64_t s = p[i].start_ns, e = p[i].start_ns + p[i].duration_ns;
-		if (e < t0 || s > t1)
-			continue;
-		double x = LEFT + (double)(s - t0) / span * PLOT_W, w = (double)(e - s) / span * PLOT_W;
-		if (x < LEFT) {
-			w -= LEFT - x;
-			x = LEFT;
-		}
-		fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"rgb(255,160,160)\" "
-			     "fill-opacity=\"0.6\"><title>GC pause %.3f ms at %.3f s</title></rect>\n",
-			x, y0, fmax(w, 1.0), PLOT_H, (double)p[i].duration_ns / 1e6, (double)(s - t0) / 1e9);
-	}
+	shade(out, y0, t0, t1, sp, nsp, "rgb(150,170,255)", "safepoint");
+	shade(out, y0, t0, t1, p, np, "rgb(255,160,160)", "GC pause");
 	const double *series[2] = { cmax, umax };
 	static const char *const style[2] = { "stroke=\"rgb(31,119,180)\"", "stroke=\"rgb(44,160,44)\"" };
 	for (int k = 0; k < 2; k++) {
@@ -105,8 +115,9 @@ static void time_panel(FILE *out, const struct emp_latency_log *l, const struct 
 		y0 + PLOT_H + 32);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"rgb(31,119,180)\">corrected (from due time)</text>"
 		     "<text x=\"%d\" y=\"%d\" fill=\"rgb(44,160,44)\">uncorrected (from write)</text>"
-		     "<text x=\"%d\" y=\"%d\" fill=\"rgb(220,80,80)\">GC pause</text>\n",
-		LEFT + 10, y0 + 16, LEFT + 230, y0 + 16, LEFT + 450, y0 + 16);
+		     "<text x=\"%d\" y=\"%d\" fill=\"rgb(220,80,80)\">GC pause</text>"
+		     "<text x=\"%d\" y=\"%d\" fill=\"rgb(90,110,230)\">other safepoint</text>\n",
+		LEFT + 10, y0 + 16, LEFT + 230, y0 + 16, LEFT + 450, y0 + 16, LEFT + 550, y0 + 16);
 	free(cmax);
 	free(umax);
 }
@@ -176,7 +187,7 @@ static void percentile_panel(FILE *out, const struct emp_latency_log *logs, size
 }
 
 int emp_latency_svg_write(FILE *out, const struct emp_latency_log *logs, size_t nlogs,
-			  const struct emp_latency_pause *pauses, size_t npauses)
+			  const struct emp_latency_pause *gc, size_t ngc, const struct emp_latency_pause *sp, size_t nsp)
 {
 	int h = TOP + 2 * PANEL_H + GAP;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -185,7 +196,7 @@ int emp_latency_svg_write(FILE *out, const struct emp_latency_log *logs, size_t 
 		     "<style>text { font-family: sans-serif; font-size: 12px; }</style>\n"
 		     "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n",
 		W, h, W, h, W, h);
-	time_panel(out, &logs[0], pauses, npauses);
+	time_panel(out, &logs[0], gc, ngc, sp, nsp);
 	percentile_panel(out, logs, nlogs);
 	fputs("</svg>\n", out);
 	return ferror(out) ? -1 : 0;

@@ -13,9 +13,9 @@
 
 #include "latency.h"
 
-/* emp_latency_svg_write - write the SVG to @out.  @logs: @nlogs logs (≥ 1); @pauses: @npauses GC pauses on the
- * logs' clock, sorted (may be 0).  Return: 0, or -1 when writing failed. */
+/* emp_latency_svg_write - write the SVG to @out.  @logs: @nlogs logs (≥ 1); @gc: @ngc GC pauses and @sp: @nsp
+ * other safepoint pauses on the logs' clock, sorted (either may be 0).  Return: 0, or -1 when writing failed. */
 int emp_latency_svg_write(FILE *out, const struct emp_latency_log *logs, size_t nlogs,
-			  const struct emp_latency_pause *pauses, size_t npauses);
+			  const struct emp_latency_pause *gc, size_t ngc, const struct emp_latency_pause *sp, size_t nsp);
 
 #endif /* EMP_LATENCY_SVG_H */

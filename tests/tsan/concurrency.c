@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* concurrency.c - the agent's lock-free hand-overs under ThreadSanitizer (`make tsan`), end to end and with exact
  * counts: producer threads attach, fill their rings with ENTER/EXIT records and wake the writer; threads come and
- * go while the writer drains and frees them; a GC thread hands pauses over (gcpause.c) meanwhile; two stop requests
- * race.  The dump is read back: every record is in it, in order per thread, every GC pause recorded is in it (those
+ * go while the writer drains and frees them; a GC thread and a safepoint poller hand pauses over (gcpause.c, one
+ * array each) meanwhile; two stop requests race.  The dump is read back: every record is in it, in order per thread, every GC pause recorded is in it (those
  * the full hand-over array dropped are counted), and END names one of the racing reasons.
  *
  * Not Criterion: its forked workers and inheritable arena do not run under TSAN's memory layout.  Exit status 0
@@ -31,6 +31,7 @@
 #define CALLS 50000       /* ENTER/EXIT pairs per attachment */
 #define RING_BYTES 8192   /* small, so producers find it full and must wake the writer */
 #define GC_PAUSES 20000   /* start/finish pairs from the one GC thread (more than the 256 slots hold) */
+#define SP_PAUSES 20000   /* safepoint pauses from the one poller thread */
 
 static int failures;
 static uint32_t method;
@@ -97,6 +98,19 @@ static void *gc_thread(void *arg)
 	return NULL;
 }
 
+/* safepoint.c's poller: the one producer of the safepoint array. */
+static void *poller_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < SP_PAUSES; i++) {
+		emp_gcpause_safepoint(&(struct emp_pause){ .kind = EMP_PAUSE_SAFEPOINT, .start = emp_clock_ticks(),
+							   .duration = 0 });
+		if (i % 64 == 0)
+			sched_yield();
+	}
+	return NULL;
+}
+
 static void *stopper(void *arg)
 {
 	emp_writer_stop(arg);
@@ -131,13 +145,15 @@ int main(int argc, char **argv)
 	/* META added while the writer runs: the meta lock against the writer's flush. */
 	emp_writer_add_meta("late", "yes");
 
-	pthread_t th[PRODUCERS], stop[2], gc;
+	pthread_t th[PRODUCERS], stop[2], gc, poller;
 	pthread_create(&gc, NULL, gc_thread, NULL);
+	pthread_create(&poller, NULL, poller_thread, NULL);
 	for (int i = 0; i < PRODUCERS; i++)
 		pthread_create(&th[i], NULL, producer, NULL);
 	for (int i = 0; i < PRODUCERS; i++)
 		pthread_join(th[i], NULL);
 	pthread_join(gc, NULL);
+	pthread_join(poller, NULL);
 	/* Two stop requests race: END must carry one of the two reasons, whole. */
 	pthread_create(&stop[0], NULL, stopper, "first");
 	pthread_create(&stop[1], NULL, stopper, "second");
@@ -152,6 +168,10 @@ int main(int argc, char **argv)
 	const uint64_t gc_kept = emp_counter_get(EMP_C_GC_PAUSES), gc_lost = emp_counter_get(EMP_C_GC_PAUSE_FULL);
 	CHECK(gc_kept + gc_lost == GC_PAUSES && gc_kept > 0, "gc pauses %llu kept + %llu lost, expected %d",
 	      (unsigned long long)gc_kept, (unsigned long long)gc_lost, GC_PAUSES);
+	const uint64_t sp_kept = emp_counter_get(EMP_C_SAFEPOINT_PAUSES),
+		       sp_lost = emp_counter_get(EMP_C_SAFEPOINT_PAUSE_FULL);
+	CHECK(sp_kept + sp_lost == SP_PAUSES && sp_kept > 0, "safepoint pauses %llu kept + %llu lost, expected %d",
+	      (unsigned long long)sp_kept, (unsigned long long)sp_lost, SP_PAUSES);
 
 	struct emp_dump_reader *r;
 	if (emp_dump_reader_open(path, &r, err, sizeof(err))) {
@@ -179,11 +199,25 @@ int main(int argc, char **argv)
 		      reason ? reason : "(none)");
 		size_t np;
 		const struct emp_pause *p = emp_dump_pauses(r, &np);
-		uint64_t gc_bad = 0;
-		for (size_t i = 0; i < np; i++)
-			gc_bad += p[i].kind != EMP_PAUSE_GC || (i && p[i].start < p[i - 1].start + p[i - 1].duration);
-		CHECK(np == gc_kept, "%zu GC pauses in the dump, %llu recorded", np, (unsigned long long)gc_kept);
-		CHECK(gc_bad == 0, "%llu GC pauses out of order or of another kind", (unsigned long long)gc_bad);
+		uint64_t bad = 0, n_gc = 0, n_sp = 0, end_gc = 0, start_sp = 0;
+		for (size_t i = 0; i < np; i++) { /* each kind in order on its own */
+			if (p[i].kind == EMP_PAUSE_GC) {
+				bad += p[i].start < end_gc;
+				end_gc = p[i].start + p[i].duration;
+				n_gc++;
+			} else if (p[i].kind == EMP_PAUSE_SAFEPOINT) {
+				bad += p[i].start < start_sp;
+				start_sp = p[i].start;
+				n_sp++;
+			} else {
+				bad++;
+			}
+		}
+		CHECK(n_gc == gc_kept, "%llu GC pauses in the dump, %llu recorded", (unsigned long long)n_gc,
+		      (unsigned long long)gc_kept);
+		CHECK(n_sp == sp_kept, "%llu safepoint pauses in the dump, %llu recorded", (unsigned long long)n_sp,
+		      (unsigned long long)sp_kept);
+		CHECK(bad == 0, "%llu pauses out of order or of another kind", (unsigned long long)bad);
 		const char *late = emp_dump_meta(r, "late");
 		CHECK(late && !strcmp(late, "yes"), "META late=%s", late ? late : "(none)");
 		emp_dump_reader_close(r);
@@ -191,9 +225,10 @@ int main(int argc, char **argv)
 	unlink(path);
 	emp_options_free(&o);
 	(void)argc;
-	printf("%s: %s (%llu records through %d threads, %llu waits for a writer pass, %llu GC pauses, %llu dropped as "
-	       "the array was full)\n", argv[0], failures ? "FAILED" : "ok", (unsigned long long)expect, PRODUCERS * ROUNDS,
-	       (unsigned long long)atomic_load(&waits),
-	       (unsigned long long)gc_kept, (unsigned long long)gc_lost);
+	printf("%s: %s (%llu records through %d threads, %llu waits for a writer pass, %llu GC pauses and %llu "
+	       "safepoint pauses, %llu and %llu dropped as the arrays were full)\n",
+	       argv[0], failures ? "FAILED" : "ok", (unsigned long long)expect, PRODUCERS * ROUNDS,
+	       (unsigned long long)atomic_load(&waits), (unsigned long long)gc_kept, (unsigned long long)sp_kept,
+	       (unsigned long long)gc_lost, (unsigned long long)sp_lost);
 	return failures != 0;
 }

@@ -343,7 +343,7 @@ Test(dump, header_bytes)
 	struct mem m = { 0 };
 	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &m);
 	cr_assert_eq(emp_dump_write_header(w), 0);
-	static const uint8_t want[16] = { 0x89, 'E', 'M', 'P', '\r', '\n', 0x1a, '\n', 1, 0, 4, 0, 0, 0, 0, 0 };
+	static const uint8_t want[16] = { 0x89, 'E', 'M', 'P', '\r', '\n', 0x1a, '\n', 1, 0, 5, 0, 0, 0, 0, 0 };
 	cr_assert_eq(m.n, 16);
 	cr_assert_arr_eq(m.p, want, 16);
 	emp_dump_writer_free(w);
@@ -359,7 +359,7 @@ Test(dump, round_trip_every_field)
 	cr_assert_not_null(r, "%s", err);
 	cr_assert_str_eq(emp_dump_reader_path(r), path);
 	cr_assert_eq(emp_dump_reader_file_size(r), s.m.n);
-	cr_assert_eq(emp_dump_reader_version_minor(r), 4);
+	cr_assert_eq(emp_dump_reader_version_minor(r), 5);
 	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_READING);
 	cr_assert_str_eq(emp_dump_reader_error(r), "");
 	assert_events(r, &s.x, s.x.n);

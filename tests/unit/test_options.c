@@ -260,6 +260,17 @@ Test(options, writer)
 	cr_assert_str_eq(emp_writer_name((enum emp_writer_kind)9), "unknown");
 }
 
+Test(options, safepoints)
+{
+	ok("");
+	cr_assert_eq(o.safepoints, 1);
+	ok("mode=trace,include=a.*,safepoints=off");
+	cr_assert_eq(o.safepoints, 0);
+	ok("mode=off,safepoints=on");
+	cr_assert_eq(o.safepoints, 1);
+	bad("safepoints=no", "safepoints=no: expected on or off");
+}
+
 Test(options, onfull)
 {
 	ok("mode=trace,include=a.*,onfull=block");
@@ -410,7 +421,8 @@ Test(options, help_text_lists_every_option_with_default)
 	const char *h = emp_options_help();
 	static const char *const keys[] = { "mode=", "interval=", "clock=", "engine=", "threads=", "depth=", "include=",
 					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "flush=",
-					    "ringsize=", "timesource=", "log=", "duration=", "budget=" };
+					    "ringsize=", "timesource=", "log=", "duration=", "budget=",
+					    "safepoints=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char line[64];
 		snprintf(line, sizeof(line), "\n  %s", keys[i]);
@@ -423,13 +435,13 @@ Test(options, help_text_lists_every_option_with_default)
 						"(default: auto)", "(default: warn)",
 						"(default: all with clock=cpu, java with wall)",
 						"(default: until the JVM ends; 100ms .. 86400s)",
-						"(default: none: every selected call is recorded)" };
+						"(default: none: every selected call is recorded)", "(default: on)" };
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		cr_assert_not_null(strstr(h, defaults[i]), "help lacks %s", defaults[i]);
 	size_t n = 0;
 	for (const char *p = h; (p = strstr(p, "(default:")); p++)
 		n++;
-	cr_assert_eq(n, 15, "one default per option that has one");
+	cr_assert_eq(n, 16, "one default per option that has one");
 	cr_assert_eq(h[strlen(h) - 1], '\n');
 	for (const char *l = h; *l; l = strchr(l, '\n') + 1)
 		cr_assert_leq(strcspn(l, "\n"), 100u, "help line longer than 100 columns: %.40s", l);

@@ -297,7 +297,7 @@ Test(svgfit, latency_long_paths)
 		emp_hdr_record(l.uncorrected, (done[i] - sent[i]) / 1000);
 	}
 	FILE *f = tmpfile();
-	cr_assert_eq(emp_latency_svg_write(f, &l, 1, NULL, 0), 0);
+	cr_assert_eq(emp_latency_svg_write(f, &l, 1, NULL, 0, NULL, 0), 0);
 	char *svg = text_of(f);
 	fclose(f);
 	/* 1000 x (50 + 2 panels of 340 + 90) */
