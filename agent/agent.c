@@ -238,23 +238,17 @@ static void *timer_main(void *arg)
 static void start_timer(void)
 {
 	pthread_condattr_t a;
-	sigset_t all, old;
 	if (pthread_condattr_init(&a) || pthread_condattr_setclock(&a, CLOCK_MONOTONIC) ||
 	    pthread_cond_init(&agent.timer_cond, &a)) {
 		emp_warn("duration=: cannot set up the timer; the recording ends with the JVM");
 		return;
 	}
 	pthread_condattr_destroy(&a);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&agent.timer, NULL, timer_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc) {
+	int rc = emp_thread_spawn(&agent.timer, "emp timer", timer_main, NULL);
+	if (rc)
 		emp_warn("duration=: cannot start the timer thread (%s); the recording ends with the JVM", strerror(rc));
-	} else {
+	else
 		agent.timer_started = 1;
-		pthread_setname_np(agent.timer, "emp timer"); /* its OS name: top, perf, /proc (never a Java view) */
-	}
 }
 
 /* Stop-the-world GC pauses, in every mode (mode=off too: a pause timeline at no profiling cost), for

@@ -498,7 +498,7 @@ int emp_writer_start(void)
 	int expected = W_OPEN;
 	if (!atomic_compare_exchange_strong(&state, &expected, W_RUNNING))
 		return -1;
-	int rc = pthread_create(&w.thread, NULL, writer_main, NULL);
+	int rc = emp_thread_spawn(&w.thread, "emp writer", writer_main, NULL);
 	if (rc) {
 		atomic_store(&state, W_OPEN);
 		emp_error("cannot start the writer thread: %s", strerror(rc));

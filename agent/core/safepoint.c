@@ -28,6 +28,7 @@
 #include "counters.h"
 #include "gcpause.h"
 #include "log.h"
+#include "thread.h"
 
 #define POLL_NS 1000000u
 
@@ -143,7 +144,6 @@ static void poll_once(void)
 static void *poller_main(void *arg)
 {
 	(void)arg;
-	pthread_setname_np(pthread_self(), "emp safepoints"); /* its OS name: top, perf, /proc (never a Java view) */
 	while (!atomic_load_explicit(&sp.stop, memory_order_relaxed)) {
 		nanosleep(&(struct timespec){ .tv_nsec = POLL_NS }, NULL);
 		poll_once();
@@ -176,12 +176,7 @@ int emp_safepoint_start(void)
 	sp.last_count = atomic_load_explicit(sp.count, memory_order_relaxed);
 	sp.last_time = atomic_load_explicit(sp.time, memory_order_relaxed);
 	sp.gc_mark = emp_gcpause_finished();
-	/* Every signal blocked (the thread inherits the mask): no process-directed signal is delivered to it. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&sp.thread, NULL, poller_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = emp_thread_spawn(&sp.thread, "emp safepoints", poller_main, NULL);
 	if (rc) {
 		emp_warn("safepoints=on: cannot start the poller thread (%s); safepoint pauses are not recorded",
 			 strerror(rc));

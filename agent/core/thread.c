@@ -2,6 +2,7 @@
 /* thread.c - per-thread agent state and its hand-off to the writer; see thread.h. */
 #include "thread.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,4 +112,34 @@ void emp_thread_free(struct emp_thread *t)
 {
 	emp_ring_destroy(&t->ring);
 	free(t);
+}
+
+struct spawn {
+	const char *name;
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *spawned(void *p)
+{
+	struct spawn sp = *(struct spawn *)p;
+	free(p);
+	pthread_setname_np(pthread_self(), sp.name);
+	return sp.fn(sp.arg);
+}
+
+int emp_thread_spawn(pthread_t *thread, const char *name, void *(*fn)(void *), void *arg)
+{
+	struct spawn *sp = malloc(sizeof(*sp));
+	if (!sp)
+		return ENOMEM;
+	*sp = (struct spawn){ name, fn, arg };
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(thread, NULL, spawned, sp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		free(sp);
+	return rc;
 }

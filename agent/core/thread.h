@@ -24,6 +24,7 @@
 #define EMP_THREAD_H
 
 #define _LGPL_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -83,7 +84,7 @@ void emp_thread_retire(struct emp_thread *t);
 struct emp_thread *emp_thread_take_new(void);
 /* emp_thread_writer_tid - the OS thread id of the first caller of emp_thread_take_new() — the writer thread, the
  * only caller — or 0 before its first pass.  The sampler's JVM-thread scanner must not sample emp's own writer,
- * which JVMTI announces to nobody (agent.c skips it) and whose name is the JVM's ("java"). */
+ * which JVMTI announces to nobody (agent.c skips it). */
 pid_t emp_thread_writer_tid(void);
 static inline int emp_thread_is_dead(struct emp_thread *t)
 {
@@ -91,5 +92,13 @@ static inline int emp_thread_is_dead(struct emp_thread *t)
 	return atomic_load_explicit(&t->dead, memory_order_acquire);
 }
 void emp_thread_free(struct emp_thread *t);
+
+/* emp's own threads (writer, JVM-thread scanner, safepoint poller, wall-clock sampler, duration= timer) are native
+ * threads the JVM never sees, so the program cannot either (tests/integration/invisible.sh). */
+/* emp_thread_spawn - start @fn(@arg) in a native thread with every signal blocked (it inherits the mask: no
+ * process-directed signal — the JVM's, or the itimer engine's SIGPROF — is delivered to it instead of a thread
+ * that handles or samples it), which names itself @name (at most 15 characters: its OS name for top, perf and
+ * /proc, never a Java view) before it calls @fn.  Return: 0 or an errno value. */
+int emp_thread_spawn(pthread_t *thread, const char *name, void *(*fn)(void *), void *arg);
 
 #endif /* EMP_THREAD_H */

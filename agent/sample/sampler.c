@@ -459,20 +459,6 @@ static void *wall_main(void *arg)
 	return NULL;
 }
 
-/* Start wall_main() with every signal blocked (it inherits the mask): no process-directed signal — the JVM's, or
- * our own — is ever delivered to it.  Return: 0 or an errno value. */
-static int wall_start(void)
-{
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&s.wall, NULL, wall_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!rc)
-		pthread_setname_np(s.wall, "emp sampler"); /* its OS name: top, perf, /proc (never a Java view) */
-	return rc;
-}
-
 /* --- writer side: records into stacks of symbol ids --- */
 
 static struct emp_idcache methods; /* jmethodID -> symbol id */
@@ -702,7 +688,7 @@ static void sampler_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 			emp_warn("sampler: setitimer failed: %s; no samples will be taken", strerror(-rc));
 	}
 	if (s.engine == EMP_ENGINE_WALL) {
-		int rc = wall_start();
+		int rc = emp_thread_spawn(&s.wall, "emp sampler", wall_main, NULL);
 		if (rc)
 			emp_warn("sampler: cannot start the wall-clock sampler thread (%s); no samples will be taken",
 				 strerror(rc));

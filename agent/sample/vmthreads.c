@@ -451,7 +451,6 @@ static void *scanner_main(void *arg)
 {
 	(void)arg;
 	vm.scanner_tid = (pid_t)syscall(SYS_gettid);
-	pthread_setname_np(pthread_self(), "emp vmscan");
 	/* emp's writer is started just before us (VMInit) and makes itself known at its first pass, at once; it must
 	 * not be taken for a JVM thread.  Bounded: a writer that never runs has nothing to protect. */
 	pthread_mutex_lock(&vm.lock);
@@ -557,13 +556,7 @@ void emp_vmthreads_start(void)
 {
 	if (!vm.enabled)
 		return;
-	/* Every signal blocked in the scanner (it inherits the mask): no process-directed signal — the JVM's, or the
-	 * itimer's SIGPROF — is ever delivered to emp's thread instead of one that handles or samples it. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&vm.scanner, NULL, scanner_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = emp_thread_spawn(&vm.scanner, "emp vmscan", scanner_main, NULL);
 	if (rc)
 		emp_warn("sampler: cannot start the JVM-thread scanner (%s); only Java threads are sampled", strerror(rc));
 	else
