@@ -4,7 +4,7 @@
 #  1. the histogram equals Java's HdrHistogram 2.2.2 (fetched from Maven Central at test time, sha1-checked) on
 #     the same recorded values: 40 synthetic logs (bucket edges, 1 µs … 1 h log-uniform, ties, 1 … 20,000 values):
 #     every count and percentile of `emp-analyze latency` equals HdrOracle.java's;
-#  2. the test, with its numbers: a pause injected into the server (SIGSTOP 300 ms, then SIGCONT) 4 s into
+#  2. the test, with its numbers: a pause injected into the server (SIGSTOP 310 ms, then SIGCONT) 4 s into
 #     a 10 s run at 1000 req/s over 16 connections: corrected p99 >= 100 ms and corrected max >= 300 ms, while the
 #     uncorrected p99 is < 100 ms.  The run's length is what makes both hold and both fail-able: the pause delays
 #     ~300 requests by 0..300 ms corrected, >= ~200 of them by >= 100 ms, 2 % of 10,000 (corrected p99 >= 100 ms
@@ -94,7 +94,10 @@ PY
 # ---- 2. a 300 ms pause of the server during a 1000 req/s run ------------------------------------------------------
 start_server "$TMP/srv.out" "$JAVA"
 "$LOAD" --target "127.0.0.1:$PORT" --rate 1000 --duration 1500ms >/dev/null || true # warm-up (JIT), not measured
-( sleep 4; kill -STOP "$SRV_PID"; sleep 0.3; kill -CONT "$SRV_PID" ) &
+# The server is stopped for 310 ms, not 300: the first request due after the stop is due up to one interval (1 ms)
+# after it began, so a 300 ms stop can leave the corrected max at 299.3 ms (seen once in five CI runs); the
+# assertion stays the (max >= 300 ms).
+( sleep 4; kill -STOP "$SRV_PID"; sleep 0.31; kill -CONT "$SRV_PID" ) &
 stopper=$!
 csv=$("$LOAD" --target "127.0.0.1:$PORT" --rate 1000 --duration 10s --connections 16 --log "$TMP/stop.csv" \
     --format csv)
