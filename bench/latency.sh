@@ -74,14 +74,37 @@ serve() {
 unserve() { kill "$SRV_PID" 2>/dev/null; wait "$SRV_PID" 2>/dev/null; SRV_PID=; }
 trap '[[ -n $SRV_PID ]] && kill -9 "$SRV_PID" 2>/dev/null' EXIT
 
-echo "part,gc,variant,run,load1,measure,count,p50_us,p90_us,p99_us,p999_us,p9999_us,max_us,failed" >"$BENCH_DIR/latency.csv"
-# record PART GC VARIANT RUN CSVFILE: emp-load's (or the in-process generator's) CSV into latency.csv
+# The JVM's own pause counters, read from its hsperfdata file by jcmd (no attach, nothing runs in the server):
+# "safepoints safepoint_ns gc_ns" (every collector's time; the hrt frequency is 1 GHz on Linux, checked).
+JCMD=$(dirname "$(readlink -f "$(command -v "$JAVA")")")/jcmd
+perfcounters() {
+	"$JCMD" "$1" PerfCounter.print 2>/dev/null | awk -F= '
+		$1 == "sun.os.hrt.frequency" { f = $2 } $1 == "sun.rt.safepoints" { n = $2 } $1 == "sun.rt.safepointTime" { t = $2 }
+		$1 ~ /^sun\.gc\.collector\.[0-9]+\.time$/ { g += $2 }
+		END { if (f == "") exit 1; printf "%d %.0f %.0f\n", n, t * 1e9 / f, g * 1e9 / f }'
+}
+
+echo "part,gc,variant,run,load1,measure,count,p50_us,p90_us,p99_us,p999_us,p9999_us,max_us,failed,safepoints,safepoint_ms,gc_ms,slow_through_gc,slow_through_safepoint" >"$BENCH_DIR/latency.csv"
+# record PART GC VARIANT RUN CSVFILE [PAUSES [THROUGH]]: emp-load's (or the in-process generator's) CSV into
+# latency.csv; PAUSES "safepoints safepoint_ms gc_ms" over the measured run (hsperfdata), THROUGH "gc sp": the
+# requests slower than the corrected p99 that waited through a GC / other safepoint pause (emp's dump), or empty.
 record() {
-	local load1 failed
+	local load1 failed p=(${6:-- - -}) t=(${7:-- -})
 	load1=$(cut -d' ' -f1 /proc/loadavg)
 	failed=$(awk -F, '$1 == "error" && $2 != "non_2xx" { n += $3 } END { print n + 0 }' "$5")
-	awk -F, -v pre="$1,$2,$3,$4,$load1" -v f="$failed" '$1 == "corrected" || $1 == "uncorrected" { print pre "," $0 "," f }' \
-		"$5" >>"$BENCH_DIR/latency.csv"
+	awk -F, -v pre="$1,$2,$3,$4,$load1" -v f="$failed" -v post="${p[0]},${p[1]},${p[2]},${t[0]},${t[1]}" \
+		'$1 == "corrected" || $1 == "uncorrected" { print pre "," $0 "," f "," post }' "$5" >>"$BENCH_DIR/latency.csv"
+}
+# pauses_delta "N0 SP0 GC0" "N1 SP1 GC1": the counts over the run, times in ms
+pauses_delta() {
+	local a=($1) b=($2)
+	((${#a[@]} == 3 && ${#b[@]} == 3)) || return 0
+	awk -v n="$((b[0] - a[0]))" -v s="$((b[1] - a[1]))" -v g="$((b[2] - a[2]))" 'BEGIN { printf "%d %.1f %.1f\n", n, s / 1e6, g / 1e6 }'
+}
+# slow_through LOG DUMP: "gc sp", the requests slower than the corrected p99 that waited through a pause
+slow_through() {
+	"$EMP_ANALYZE" latency --format=csv "$1" "$2" 2>/dev/null |
+		awk -F, '$1 == "gc" { g = $9 } $1 == "safepoints" { s = $9 } END { if (g != "" && s != "") print g, s }'
 }
 
 # ---- 1. maximum throughput ------------------------------------------------------------------------------------
@@ -115,10 +138,14 @@ if [[ $PARTS == *agents* ]]; then
 				# shellcheck disable=SC2086
 				serve "$d" "$gc" ${AGENT_ARGS[$a]//@OUT@/$d} || { echo "skip $a: no server" >&2; unserve; continue; }
 				"$LOAD" --target "127.0.0.1:$PORT" --rate "$RATE" --duration "$WARMUP" --mix "$MIX" >/dev/null
+				p0=$(perfcounters "$SRV_PID")
 				"$LOAD" --target "127.0.0.1:$PORT" --rate "$RATE" --duration "$DURATION" --mix "$MIX" \
 					--connections "$CONNECTIONS" --format csv --log "$d/requests.csv" >"$d/load.csv"
+				p1=$(perfcounters "$SRV_PID")
 				unserve
-				record agents "$gc" "$a" "$run" "$d/load.csv"
+				through=
+				[[ -s $d/run.emp ]] && through=$(slow_through "$d/requests.csv" "$d/run.emp")
+				record agents "$gc" "$a" "$run" "$d/load.csv" "$(pauses_delta "$p0" "$p1")" "$through"
 				rm -rf "$d/data" "$d/run.jfr" "$d/run.emp" "$d/ap.collapsed"
 				echo "agents $gc $a run $run: $(awk -F, '$1 == "corrected" { print "p99", $5, "us corrected" }' "$d/load.csv")"
 			done
@@ -139,10 +166,13 @@ if [[ $PARTS == *composite* ]]; then
 			record composite "$gc" inproc "$run" "$d/load.csv"
 			d=$BENCH_DIR/runs/composite-$gc-external-$run
 			serve "$d" "$gc" -agentpath:"$EMP_LIB"=mode=off,out="$d/gc.emp" || bench_die "server did not start"
+			p0=$(perfcounters "$SRV_PID")
 			"$LOAD" --target "127.0.0.1:$PORT" --rate "$RATE" --duration "$DURATION" --mix "$MIX" \
 				--connections "$CONNECTIONS" --format csv --log "$d/requests.csv" >"$d/load.csv"
+			p1=$(perfcounters "$SRV_PID")
 			unserve
-			record composite "$gc" emp-load "$run" "$d/load.csv"
+			record composite "$gc" emp-load "$run" "$d/load.csv" "$(pauses_delta "$p0" "$p1")" \
+				"$(slow_through "$d/requests.csv" "$d/gc.emp")"
 			"$EMP_ANALYZE" latency "$d/requests.csv" "$d/gc.emp" -o "$d/latency.svg" >"$d/latency.txt" 2>&1
 		done
 	done
@@ -157,15 +187,27 @@ fi
 	python3 - "$BENCH_DIR/latency.csv" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
+def opt(rs, c):
+    """The median of an optional column over the corrected rows, or a dash where no run has it."""
+    xs = [float(r[c]) for r in rs if r["measure"] == "corrected" and r.get(c, "-") not in ("-", "", None)]
+    if not xs:
+        return "–"
+    m = statistics.median(xs)
+    return f"{m:.0f}" if c in ("safepoints", "slow_through_gc", "slow_through_safepoint") else f"{m:.1f}"
 keys = []
 for r in rows:
     k = (r["part"], r["gc"], r["variant"])
     if k not in keys:
         keys.append(k)
 print("Median over runs, µs (corrected = from the due time; uncorrected = from the write); load = median 1-min load.")
+print("safepoints, sp ms, gc ms: the JVM's own counters over the measured run (hsperfdata, read by jcmd from outside),")
+print("all safepoints (GC included), their total time, and the collectors' time; slow via gc / sp: of the requests")
+print("slower than the corrected p99, those that waited through a GC pause / another safepoint pause (emp's dump:")
+print("emp variants and the composite external run only).")
 print()
-print("| part | gc | variant | runs | p50 corr | p99 corr | p99.9 corr | max corr | p50 unc | p99 unc | p99.9 unc | failed | load |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| part | gc | variant | runs | p50 corr | p99 corr | p99.9 corr | max corr | p50 unc | p99 unc | p99.9 unc | failed "
+      "| safepoints | sp ms | gc ms | slow via gc | slow via sp | load |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for k in keys:
     rs = [r for r in rows if (r["part"], r["gc"], r["variant"]) == k]
     med = lambda m, c: int(statistics.median(int(r[c]) for r in rs if r["measure"] == m))
@@ -174,7 +216,9 @@ for k in keys:
     load = statistics.median(float(r["load1"]) for r in rs)
     print(f"| {k[0]} | {k[1]} | {k[2]} | {n} | {med('corrected', 'p50_us')} | {med('corrected', 'p99_us')} | "
           f"{med('corrected', 'p999_us')} | {med('corrected', 'max_us')} | {med('uncorrected', 'p50_us')} | "
-          f"{med('uncorrected', 'p99_us')} | {med('uncorrected', 'p999_us')} | {fail} | {load:.1f} |")
+          f"{med('uncorrected', 'p99_us')} | {med('uncorrected', 'p999_us')} | {fail} | {opt(rs, 'safepoints')} | "
+          f"{opt(rs, 'safepoint_ms')} | {opt(rs, 'gc_ms')} | {opt(rs, 'slow_through_gc')} | "
+          f"{opt(rs, 'slow_through_safepoint')} | {load:.1f} |")
 # The seed's comparison: the composite harness timed from the send, in-process; the truth from outside.
 for gc in dict.fromkeys(r["gc"] for r in rows if r["part"] == "composite"):
     def p99(v, m):
