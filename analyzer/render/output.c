@@ -209,6 +209,18 @@ void emp_csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* The shortest "%.Ng" of @d that reads back as @d exactly (17 digits always do): 17.067664, not the
+ * 17.067664000000001 that "%.17g" prints for the same double. */
+static void shortest(double d, char *buf, size_t len)
+{
+	for (int digits = 15; digits < 17; digits++) {
+		snprintf(buf, len, "%.*g", digits, d);
+		if (strtod(buf, NULL) == d)
+			return;
+	}
+	snprintf(buf, len, "%.17g", d);
+}
+
 /* Full-precision rendering for csv/json; rounded for text. */
 static void cell_text(const struct cell *c, int full, char *buf, size_t len)
 {
@@ -223,7 +235,7 @@ static void cell_text(const struct cell *c, int full, char *buf, size_t len)
 		if (!isfinite(c->d))
 			snprintf(buf, len, "%s", full ? "" : "-");
 		else if (full)
-			snprintf(buf, len, "%.17g", c->d);
+			shortest(c->d, buf, len);
 		else
 			snprintf(buf, len, "%.*f", c->decimals, c->d);
 		break;

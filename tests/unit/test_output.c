@@ -147,7 +147,7 @@ Test(output, csv_several_tables_have_a_table_column)
 	      "t,bbbb,12345,\n"
 	      "\n"
 	      "table,key,value\n"
-	      "\"my,kv\",\"a\"\"b\",0.10000000000000001\n");
+	      "\"my,kv\",\"a\"\"b\",0.1\n");
 }
 
 Test(output, csv_quoting)
@@ -252,7 +252,7 @@ Test(output, json_cells_escaped_and_full_precision)
 	check(EMP_FMT_JSON, t, NULL,
 	      "{\"tables\":{\n"
 	      "\"t\":[\n"
-	      " {\"s\":\"a\\\"\\n\\u0002\",\"n\":0.10000000000000001},\n"
+	      " {\"s\":\"a\\\"\\n\\u0002\",\"n\":0.1},\n"
 	      " {\"s\":\"\",\"n\":-0.25}]\n"
 	      "}}\n");
 }

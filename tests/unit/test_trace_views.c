@@ -127,7 +127,7 @@ Test(trace_views, top_weighs_by_traced_time)
 	cr_assert_stdout_eq_str("method,self_ns,total_ns,self_pct,total_pct,calls\n"
 				"A.hot,500,500,33.333333333333336,33.333333333333336,3\n"
 				"R.rec,400,500,26.666666666666668,33.333333333333336,2\n"
-				"Main.main,300,1000,20,66.666666666666671,1\n"
+				"Main.main,300,1000,20,66.66666666666667,1\n"
 				"A.run,200,600,13.333333333333334,40,1\n"
 				"B.cold,100,100,6.666666666666667,6.666666666666667,1\n");
 }

@@ -86,15 +86,15 @@ Test(views, tree_csv_paths_and_counts)
 	cr_assert_eq(run(emp_cmd_tree, "tree", "--format=csv", "--min-pct=0", NULL), 0);
 	cr_assert_stdout_eq_str(
 		"path,depth,method,total_samples,total_pct,self_samples,self_pct\n"
-		"Main.main,1,Main.main,10,71.428571428571431,0,0\n"
+		"Main.main,1,Main.main,10,71.42857142857143,0,0\n"
 		"Main.main;A.run,2,A.run,8,57.142857142857146,2,14.285714285714286\n"
 		"Main.main;A.run;A.hot,3,A.hot,6,42.857142857142854,6,42.857142857142854\n"
-		"Main.main;B.cold,2,B.cold,1,7.1428571428571432,1,7.1428571428571432\n"
-		"Main.main;X.<init>,2,X.<init>,1,7.1428571428571432,1,7.1428571428571432\n"
+		"Main.main;B.cold,2,B.cold,1,7.142857142857143,1,7.142857142857143\n"
+		"Main.main;X.<init>,2,X.<init>,1,7.142857142857143,1,7.142857142857143\n"
 		"A.run,1,A.run,3,21.428571428571427,0,0\n"
 		"A.run;A.hot,2,A.hot,3,21.428571428571427,0,0\n"
 		"A.run;A.hot;libz.so.1!deflate,3,libz.so.1!deflate,3,21.428571428571427,3,21.428571428571427\n"
-		"[unknown_Java],1,[unknown_Java],1,7.1428571428571432,1,7.1428571428571432\n");
+		"[unknown_Java],1,[unknown_Java],1,7.142857142857143,1,7.142857142857143\n");
 }
 
 Test(views, tree_min_pct_threads_and_signatures)
@@ -138,13 +138,13 @@ Test(views, top_csv_counts_recursion_once)
 	cr_redirect_stdout();
 	cr_assert_eq(run(emp_cmd_top, "top", "--format=csv", NULL, NULL), 0);
 	cr_assert_stdout_eq_str("method,self_samples,total_samples,self_pct,total_pct\n"
-				"A.hot,6,9,42.857142857142854,64.285714285714292\n"
+				"A.hot,6,9,42.857142857142854,64.28571428571429\n"
 				"libz.so.1!deflate,3,3,21.428571428571427,21.428571428571427\n"
-				"A.run,2,11,14.285714285714286,78.571428571428569\n"
-				"B.cold,1,1,7.1428571428571432,7.1428571428571432\n"
-				"X.<init>,1,1,7.1428571428571432,7.1428571428571432\n"
-				"[unknown_Java],1,1,7.1428571428571432,7.1428571428571432\n"
-				"Main.main,0,10,0,71.428571428571431\n");
+				"A.run,2,11,14.285714285714286,78.57142857142857\n"
+				"B.cold,1,1,7.142857142857143,7.142857142857143\n"
+				"X.<init>,1,1,7.142857142857143,7.142857142857143\n"
+				"[unknown_Java],1,1,7.142857142857143,7.142857142857143\n"
+				"Main.main,0,10,0,71.42857142857143\n");
 }
 
 Test(views, top_include_exclude)
