@@ -84,10 +84,11 @@ perfcounters() {
 		END { if (f == "") exit 1; printf "%d %.0f %.0f\n", n, t * 1e9 / f, g * 1e9 / f }'
 }
 
-echo "part,gc,variant,run,load1,measure,count,p50_us,p90_us,p99_us,p999_us,p9999_us,max_us,failed,safepoints,safepoint_ms,gc_ms,slow_through_gc,slow_through_safepoint" >"$BENCH_DIR/latency.csv"
+echo "part,gc,variant,run,load1,measure,count,p50_us,p90_us,p99_us,p999_us,p9999_us,max_us,failed,safepoints,safepoint_ms,gc_ms,slow_through_gc_pct,slow_through_safepoint_pct" >"$BENCH_DIR/latency.csv"
 # record PART GC VARIANT RUN CSVFILE [PAUSES [THROUGH]]: emp-load's (or the in-process generator's) CSV into
-# latency.csv; PAUSES "safepoints safepoint_ms gc_ms" over the measured run (hsperfdata), THROUGH "gc sp": the
-# requests slower than the corrected p99 that waited through a GC / other safepoint pause (emp's dump), or empty.
+# latency.csv; PAUSES "safepoints safepoint_ms gc_ms" over the measured run (hsperfdata), THROUGH "gc sp": the %
+# of the requests slower than the corrected p99 that waited through a GC / other safepoint pause (emp's dump), or
+# empty.
 record() {
 	local load1 failed p=(${6:-- - -}) t=(${7:-- -})
 	load1=$(cut -d' ' -f1 /proc/loadavg)
@@ -101,10 +102,11 @@ pauses_delta() {
 	((${#a[@]} == 3 && ${#b[@]} == 3)) || return 0
 	awk -v n="$((b[0] - a[0]))" -v s="$((b[1] - a[1]))" -v g="$((b[2] - a[2]))" 'BEGIN { printf "%d %.1f %.1f\n", n, s / 1e6, g / 1e6 }'
 }
-# slow_through LOG DUMP: "gc sp", the requests slower than the corrected p99 that waited through a pause
+# slow_through LOG DUMP: "gc sp", the % of the requests slower than the corrected p99 that waited through a pause
 slow_through() {
 	"$EMP_ANALYZE" latency --format=csv "$1" "$2" 2>/dev/null |
-		awk -F, '$1 == "gc" { g = $9 } $1 == "safepoints" { s = $9 } END { if (g != "" && s != "") print g, s }'
+		awk -F, '$1 == "gc" { g = $9; n = $8 } $1 == "safepoints" { s = $9 }
+			END { if (g != "" && s != "" && n > 0) printf "%.1f %.1f\n", 100 * g / n, 100 * s / n }'
 }
 
 # ---- 1. maximum throughput ------------------------------------------------------------------------------------
@@ -161,11 +163,13 @@ if [[ $PARTS == *composite* ]]; then
 			mkdir -p "$d"
 			# shellcheck disable=SC2046,SC2086
 			"$JAVA" $(gc_opts "$gc") $HEAP -cp "$SUT_JAR" emp.sut.Server --port 0 --threads "$THREADS" \
-				--inproc-load "$RATE" --duration "$DURATION" --mix "$MIX" --connections "$CONNECTIONS" >"$d/server.out"
+				--inproc-load "$RATE" --warmup "$WARMUP" --duration "$DURATION" --mix "$MIX" \
+				--connections "$CONNECTIONS" >"$d/server.out"
 			sed -n '/^measure,/,/^error,unfinished/p' "$d/server.out" >"$d/load.csv"
 			record composite "$gc" inproc "$run" "$d/load.csv"
 			d=$BENCH_DIR/runs/composite-$gc-external-$run
 			serve "$d" "$gc" -agentpath:"$EMP_LIB"=mode=off,out="$d/gc.emp" || bench_die "server did not start"
+			"$LOAD" --target "127.0.0.1:$PORT" --rate "$RATE" --duration "$WARMUP" --mix "$MIX" >/dev/null
 			p0=$(perfcounters "$SRV_PID")
 			"$LOAD" --target "127.0.0.1:$PORT" --rate "$RATE" --duration "$DURATION" --mix "$MIX" \
 				--connections "$CONNECTIONS" --format csv --log "$d/requests.csv" >"$d/load.csv"
@@ -193,7 +197,7 @@ def opt(rs, c):
     if not xs:
         return "–"
     m = statistics.median(xs)
-    return f"{m:.0f}" if c in ("safepoints", "slow_through_gc", "slow_through_safepoint") else f"{m:.1f}"
+    return f"{m:.0f}" if c == "safepoints" else f"{m:.1f}"
 keys = []
 for r in rows:
     k = (r["part"], r["gc"], r["variant"])
@@ -201,12 +205,12 @@ for r in rows:
         keys.append(k)
 print("Median over runs, µs (corrected = from the due time; uncorrected = from the write); load = median 1-min load.")
 print("safepoints, sp ms, gc ms: the JVM's own counters over the measured run (hsperfdata, read by jcmd from outside),")
-print("all safepoints (GC included), their total time, and the collectors' time; slow via gc / sp: of the requests")
-print("slower than the corrected p99, those that waited through a GC pause / another safepoint pause (emp's dump:")
-print("emp variants and the composite external run only).")
+print("all safepoints (GC included), their total time, and the collectors' time; slow via gc / sp: the % of the")
+print("requests slower than the corrected p99 that waited through a GC pause / another safepoint pause (emp's dump:")
+print("emp variants and the composite external run only).  Every run follows a WARMUP of the same load.")
 print()
 print("| part | gc | variant | runs | p50 corr | p99 corr | p99.9 corr | max corr | p50 unc | p99 unc | p99.9 unc | failed "
-      "| safepoints | sp ms | gc ms | slow via gc | slow via sp | load |")
+      "| safepoints | sp ms | gc ms | slow via gc % | slow via sp % | load |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for k in keys:
     rs = [r for r in rows if (r["part"], r["gc"], r["variant"]) == k]
@@ -217,8 +221,8 @@ for k in keys:
     print(f"| {k[0]} | {k[1]} | {k[2]} | {n} | {med('corrected', 'p50_us')} | {med('corrected', 'p99_us')} | "
           f"{med('corrected', 'p999_us')} | {med('corrected', 'max_us')} | {med('uncorrected', 'p50_us')} | "
           f"{med('uncorrected', 'p99_us')} | {med('uncorrected', 'p999_us')} | {fail} | {opt(rs, 'safepoints')} | "
-          f"{opt(rs, 'safepoint_ms')} | {opt(rs, 'gc_ms')} | {opt(rs, 'slow_through_gc')} | "
-          f"{opt(rs, 'slow_through_safepoint')} | {load:.1f} |")
+          f"{opt(rs, 'safepoint_ms')} | {opt(rs, 'gc_ms')} | {opt(rs, 'slow_through_gc_pct')} | "
+          f"{opt(rs, 'slow_through_safepoint_pct')} | {load:.1f} |")
 # The seed's comparison: the composite harness timed from the send, in-process; the truth from outside.
 for gc in dict.fromkeys(r["gc"] for r in rows if r["part"] == "composite"):
     def p99(v, m):

@@ -43,7 +43,8 @@ final class InprocLoad {
         this.mix = mix;
     }
 
-    void run(int port) throws InterruptedException {
+    /** Runs the schedule against 127.0.0.1:port; prints the figures when {@code report} (else a warm-up). */
+    void run(int port, boolean report) throws InterruptedException {
         int n = (int) Math.min(Integer.MAX_VALUE - 8, Math.ceil(rate * durationNs / 1e9));
         due = new long[n];
         sent = new long[n];
@@ -77,7 +78,9 @@ final class InprocLoad {
         for (Thread t : clients) {
             t.join(Math.max(1, (end - System.nanoTime()) / 1_000_000));
         }
-        report(n);
+        if (report) {
+            report(n);
+        }
     }
 
     private void client(int port, BlockingQueue<Integer> queue, String[] paths) {

@@ -24,7 +24,8 @@ import java.util.concurrent.Executors;
  *
  * <p>With {@code --inproc-load RATE --duration TIME} it also runs the open-loop schedule of emp-load from
  * threads inside its own JVM (the "composite" arrangement of the SPECjbb2015 study, see {@link InprocLoad}),
- * prints that generator's histogram in emp-load's CSV format and exits.
+ * prints that generator's histogram in emp-load's CSV format and exits; {@code --warmup TIME} runs the same
+ * schedule for TIME before, unreported (JIT warm-up: a cold server's backlog would otherwise be the tail).
  */
 public final class Server {
     static final String USAGE = String.join("\n",
@@ -35,6 +36,7 @@ public final class Server {
             "  --threads N              worker threads (default 4)",
             "  --inproc-load RATE       also run an open-loop generator inside this JVM at RATE requests/s",
             "  --duration TIME          its run time (us, ms or s: 10s); required with --inproc-load",
+            "  --warmup TIME            run the same load for TIME first, unreported (default none)",
             "  --connections C          its connections, one client thread each (default 16)",
             "  --mix cheap:70,alloc:20,cpu:10   its route mix (default cheap:100)",
             "output with --inproc-load: emp-load's CSV (measure,count,p50_us,...), then 'server inproc done ...'",
@@ -45,7 +47,7 @@ public final class Server {
 
     public static void main(String[] argv) throws Exception {
         Args a = Args.parse("Server", USAGE, argv, "port", "threads", "inproc-load", "duration", "connections",
-                "mix");
+                "mix", "warmup");
         if (a.string("port", null) == null) {
             a.fail("--port is required");
         }
@@ -57,11 +59,18 @@ public final class Server {
             a.fail("--inproc-load and --duration go together");
         }
         InprocLoad load = null;
+        InprocLoad warmup = null;
         if (rate != null) {
-            load = new InprocLoad(a.doubleValue("inproc-load", 0, 1e-3, 1e7), parseTimeNs(a, "duration"),
-                    a.intValue("connections", 16, 1, 4096), Mix.parse(a, a.string("mix", "cheap:100")));
-        } else if (a.string("connections", null) != null || a.string("mix", null) != null) {
-            a.fail("--connections and --mix belong to --inproc-load");
+            double r = a.doubleValue("inproc-load", 0, 1e-3, 1e7);
+            int connections = a.intValue("connections", 16, 1, 4096);
+            Mix mix = Mix.parse(a, a.string("mix", "cheap:100"));
+            load = new InprocLoad(r, parseTimeNs(a, "duration"), connections, mix);
+            if (a.string("warmup", null) != null) {
+                warmup = new InprocLoad(r, parseTimeNs(a, "warmup"), connections, mix);
+            }
+        } else if (a.string("connections", null) != null || a.string("mix", null) != null
+                || a.string("warmup", null) != null) {
+            a.fail("--connections, --mix and --warmup belong to --inproc-load");
         }
 
         // The JDK server writes headers and body in separate writes; with Nagle on, the body waits for the
@@ -79,7 +88,10 @@ public final class Server {
         System.out.println("server listening port=" + server.getAddress().getPort() + " threads=" + threads);
         System.out.flush();
         if (load != null) {
-            load.run(server.getAddress().getPort());
+            if (warmup != null) {
+                warmup.run(server.getAddress().getPort(), false);
+            }
+            load.run(server.getAddress().getPort(), true);
             server.stop(0);
             pool.shutdownNow();
             System.exit(0);
