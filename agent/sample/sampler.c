@@ -67,6 +67,8 @@ static struct {
 	jmethodID thread_run, thread_exit, thread_uncaught;
 	/* Thread.sleep's native method (JDK 17: sleep(J)V; JDK 21-24: sleep0(J)V; 25: sleepNanos0(J)V), same rule */
 	jmethodID thread_sleep[3];
+	jclass thread_class; /* java.lang.Thread (a global reference), same rule */
+	jfieldID eetop;      /* Thread.eetop, same rule */
 } s = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Time the thread of @st was sampled for, from arming until now (CPU time for the cpu engines). */
@@ -321,7 +323,9 @@ static jmethodID method_id(JNIEnv *jni, jclass klass, int is_static, const char 
 }
 
 /* st->entry for the calling thread (see sampler.h): its class's run() when a Thread subclass overrides it; and
- * st->vm_thread. */
+ * st->vm_thread.  The lookups that do not depend on the thread (java.lang.Thread, its eetop field, the methods
+ * below) are made once, by the first arm(): a program that starts a thread per task pays per thread only for
+ * GetCurrentThread, GetObjectClass and one GetLongField (and a GetMethodID for a Thread subclass). */
 static void resolve_entry(JNIEnv *jni, struct emp_sampler_thread *st)
 {
 	jthread self = NULL;
@@ -338,25 +342,27 @@ static void resolve_entry(JNIEnv *jni, struct emp_sampler_thread *st)
 		s.thread_sleep[0] = method_id(jni, thread, 1, "sleep", "(J)V");
 		s.thread_sleep[1] = method_id(jni, thread, 1, "sleep0", "(J)V");
 		s.thread_sleep[2] = method_id(jni, thread, 1, "sleepNanos0", "(J)V");
+		/* agct.c's recovery reads the JavaThread's frame anchor: its address is the private field Thread.eetop */
+		s.eetop = thread ? (*jni)->GetFieldID(jni, thread, "eetop", "J") : NULL;
+		if ((*jni)->ExceptionCheck(jni)) {
+			(*jni)->ExceptionClear(jni);
+			s.eetop = NULL;
+		}
+		s.thread_class = thread ? (*jni)->NewGlobalRef(jni, thread) : NULL;
 		if (thread)
 			(*jni)->DeleteLocalRef(jni, thread);
 		emp_continuation_init(jni);
 		s.exits_done = 1;
 	}
 	pthread_mutex_unlock(&s.lock);
+	if (s.eetop)
+		st->vm_thread = (uintptr_t)(*jni)->GetLongField(jni, self, s.eetop);
 	jclass klass = (*jni)->GetObjectClass(jni, self);
-	/* agct.c's recovery reads the JavaThread's frame anchor: its address is the private field Thread.eetop */
-	jclass thread = (*jni)->FindClass(jni, "java/lang/Thread");
-	jfieldID eetop = thread ? (*jni)->GetFieldID(jni, thread, "eetop", "J") : NULL;
-	if ((*jni)->ExceptionCheck(jni))
-		(*jni)->ExceptionClear(jni);
-	else if (eetop)
-		st->vm_thread = (uintptr_t)(*jni)->GetLongField(jni, self, eetop);
-	if (thread)
-		(*jni)->DeleteLocalRef(jni, thread);
-	jmethodID run = method_id(jni, klass, 0, "run", "()V");
-	if (s.thread_run && run != s.thread_run)
-		st->entry = run;
+	if (klass && !(*jni)->IsSameObject(jni, klass, s.thread_class)) {
+		jmethodID run = method_id(jni, klass, 0, "run", "()V");
+		if (s.thread_run && run != s.thread_run)
+			st->entry = run;
+	}
 	if (klass)
 		(*jni)->DeleteLocalRef(jni, klass);
 	(*jni)->DeleteLocalRef(jni, self);
