@@ -50,7 +50,10 @@ for s in "${scripts[@]}"; do
     case $rc in
     0)  passed=$((passed + 1)); echo "PASS  $name (${secs}s)";;
     77) skipped=$((skipped + 1)); echo "SKIP  $name: $(tail -n 1 "$out")";;
-    *)  failed=$((failed + 1)); failures+=("$name"); echo "FAIL  $name (exit $rc, ${secs}s)"; sed 's/^/      /' "$out" | tail -n 40;;
+    *)  failed=$((failed + 1)); failures+=("$name"); echo "FAIL  $name (exit $rc, ${secs}s)"
+        # the failed checks first (a long report after them would push them out of the tail), then the tail
+        grep -a '^FAIL' "$out" | head -n 20 | sed 's/^/      /'
+        sed 's/^/      /' "$out" | tail -n 40;;
     esac
     rm -f "$out"
 done

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # compare.sh - emp-analyze compare on real CallTree runs (issue 5), and its error paths.
 #
-# Per mode (trace; sample at 1 ms): 10 VMs of the base (--delta 0), 10 of the new version (--delta 0.05: the slow
-# leaf D2.leaf_0 runs 165 tasks instead of 150, +10 %, the whole iteration +5 %) and 10 more of the base, run
+# Per mode (trace; sample at 1 ms): 10 VMs of the base (--delta 0), 10 of the new version (--delta 0.1: the slow
+# leaf D2.leaf_0 runs 180 tasks instead of 150, +20 %, the whole iteration +10 %) and 10 more of the base, run
 # interleaved (base, new, base2, base, ...) so a change of machine load hits the three sets alike.  Asserts:
 # base-vs-new flags D2.leaf_0 slower and leaves D2.leaf_1 (150 tasks in both) unchanged; base-vs-base2 flags no
 # node at all.  Pure mode (no agent, java-sut --timings files, as many VMs): compare and exactness see one node,
@@ -23,13 +23,14 @@
 #   base vs base2): ~1 % of runs in all, and an analyzer that flags what did not change still fails them.  The
 #   detection checks keep the default α = 0.01.
 # Power: VM-to-VM noise on these shared 2-vCPU machines is 2.4-7 % of a VM's mean iteration time (bench/README.md,
-#   exactness: trace mode at depth 2 needs ~15 VMs per version for F1 > 98 % at this change, sample mode at 1 ms
-#   ~7), so 10 VMs miss the change in a few runs in a hundred in trace mode.  Sample mode counts CPU time: at 1 ms
-#   it flags the leaf with p ~ 2e-4 (ratio interval 1.07-1.12 measured on a machine loaded to a trace-mode CV of
-#   4.6), so its verdicts are checked on every run.  There is no retry: a trace-mode or pure-mode miss on a loaded
-#   machine (within-VM CV > 0.3) makes the script exit 77 naming it, a miss otherwise fails.  Pure mode times the
-#   whole iteration, where the change is only +5 % (11-15 VMs needed): its own runs
-#   use --delta 0.2.
+#   exactness: trace mode at depth 2 needs ~15 VMs per version for F1 > 98 % at a +10 % leaf change, sample mode at
+#   1 ms ~7), so at +10 % 10 VMs miss the change in a few runs in a hundred in trace mode (a CI run failed this
+#   script once at +10 %, which check the log did not show); at +20 % the change is twice the noise that made
+#   those misses.  Sample mode counts CPU time: at
+#   1 ms it flagged a +10 % leaf with p ~ 2e-4 (ratio interval 1.07-1.12 measured on a machine loaded to a
+#   trace-mode CV of 4.6), so its verdicts are checked on every run.  There is no retry: a trace-mode or pure-mode
+#   miss on a loaded machine (within-VM CV > 0.3) makes the script exit 77 naming it, a miss otherwise fails.  Pure
+#   mode times the whole iteration, where a +20 % leaf is +10 % of it: its own runs use --delta 0.2.
 # Knobs (env): VMS (10), WARMUP (300), ITERS (800), PAR (2: JVMs at once in sample mode; trace runs alone),
 # KEEP=1 keeps the dumps.
 set -uo pipefail
@@ -72,7 +73,7 @@ for mode in trace sample; do
 	par=1
 	[[ $mode == sample ]] && par=$PAR
 	for ((i = 1; i <= VMS; i++)); do
-		printf '%s base %d 0\n%s new %d 0.05\n%s base2 %d 0\n' "$mode" "$i" "$mode" "$i" "$mode" "$i"
+		printf '%s base %d 0\n%s new %d 0.1\n%s base2 %d 0\n' "$mode" "$i" "$mode" "$i" "$mode" "$i"
 	done | xargs -P "$par" -L 1 bash -c 'run "$@"' _
 	n=$(ls "$T/$mode"/*/*.emp 2>/dev/null | wc -l)
 	check "$mode: $((3 * VMS)) dumps written" test "$n" -eq $((3 * VMS))
@@ -90,7 +91,7 @@ for mode in trace sample; do
 	check "$mode: 10 VMs per version" awk -F, -v n="$VMS" 'NR == 2 { exit !($13 == n && $14 == n) }' "$T/$mode.csv"
 	# Sample mode counts CPU time, which preemption does not move: its verdicts are checked on every run.  Trace
 	# mode times wall clock: on a machine so loaded that preemption dominates the iterations (within-VM coefficient
-	# of variation of D2.leaf_0 above 0.3; ~0.05 when the cores are free) no 10-VM test can see +10 %, so there a
+	# of variation of D2.leaf_0 above 0.3; ~0.05 when the cores are free) no 10-VM test can see +20 %, so there a
 	# miss is not a failure but makes the script SKIP (exit 77, the reason on its last line); a miss at a normal
 	# CV fails.
 	cv=$(awk -F, '$1 ~ /;emp.sut.tree.D2.leaf_0$/ { printf "%.2f", sqrt($15) / $2 }' "$T/$mode.csv")
