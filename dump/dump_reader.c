@@ -63,6 +63,7 @@ struct slot {
 	size_t pre_n, pre_cap;
 	const uint8_t *rest;   /* EVENTS: where the decoding ahead stopped (NULL: nothing decoded ahead) */
 	uint64_t rest_ticks;   /* the ticks at that point */
+	void *folded;          /* EVENTS in fold mode: what the fold function made of it (NULL: nothing yet) */
 };
 enum { SLOT_FREE, SLOT_SUBMITTED, SLOT_TAKEN, SLOT_DONE };
 
@@ -101,6 +102,7 @@ struct emp_dump_reader {
 
 	struct emp_dump_method **methods;
 	uint32_t methods_cap, methods_limit;
+	uint32_t methods_dense; /* ids 0 .. methods_dense - 1 are all defined */
 	struct emp_dump_thread **threads;
 	uint32_t threads_cap, threads_limit;
 
@@ -111,6 +113,14 @@ struct emp_dump_reader {
 	uint64_t event_count[8];
 	uint64_t ev_vthread;    /* the open EVENTS chunk's current virtual thread (EMP_EV_VTHREAD) */
 	double hz;             /* cached clock rate, 0 = not computed yet */
+
+	/* fold mode (emp_dump_reader_set_fold): EVENTS chunks go to fold() instead of being decoded */
+	emp_dump_fold_fn fold;
+	void (*fold_free)(void *folded);
+	void *fold_arg;
+	unsigned cur_type;     /* type of the chunk read last */
+	int stopped;           /* emp_dump_reader_stop(): read nothing more */
+	void *folded;          /* the current EVENTS chunk's fold result, until emp_dump_reader_next_folded() */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -291,6 +301,8 @@ static int parse_symbols(struct emp_dump_reader *r, const uint8_t *p, const uint
 			r->methods[id] = m;
 			if (id >= r->methods_limit)
 				r->methods_limit = (uint32_t)id + 1;
+			while (r->methods_dense < r->methods_limit && r->methods[r->methods_dense])
+				r->methods_dense++;
 		} else if (kind == EMP_SYM_THREAD) {
 			if (id >= MAX_THREAD_ID || id > (uint64_t)r->threads_limit + MAX_ID_JUMP)
 				return -1;
@@ -374,6 +386,7 @@ fail:
 
 static void pool_stop(struct emp_dump_reader *r);
 static void free_slots(struct emp_dump_reader *r);
+static void drop_folded(struct emp_dump_reader *r, void **folded);
 
 void emp_dump_reader_close(struct emp_dump_reader *r)
 {
@@ -383,6 +396,7 @@ void emp_dump_reader_close(struct emp_dump_reader *r)
 		fclose(r->f);
 	pool_stop(r);
 	free_slots(r);
+	drop_folded(r, &r->folded);
 	LZ4F_freeDecompressionContext(r->dctx);
 	free(r->frames);
 	kv_clear(&r->meta);
@@ -456,6 +470,14 @@ static int fetch_end(struct slot *c, int status, const char *fmt, ...)
 	return 0;
 }
 
+/* Free a fold result nobody took (the reader was closed, or the slot is used again). */
+static void drop_folded(struct emp_dump_reader *r, void **folded)
+{
+	if (*folded && r->fold_free)
+		r->fold_free(*folded);
+	*folded = NULL;
+}
+
 /* Fetch the next chunk's header and stored bytes into @c (the reading thread, in file order).  Return: 1, or 0 when
  * the file ends or fails here (c->status and c->msg say how; read_chunk() applies that in turn). */
 static int fetch(struct emp_dump_reader *r, struct slot *c)
@@ -467,6 +489,7 @@ static int fetch(struct emp_dump_reader *r, struct slot *c)
 	c->why = NULL;
 	c->pre_n = 0;
 	c->rest = NULL;
+	drop_folded(r, &c->folded);
 	size_t n = fread(h, 1, sizeof(h), r->f);
 	r->offset += n;
 	if (n == 0)
@@ -538,6 +561,19 @@ static void decode_ahead(struct slot *c)
 	c->rest_ticks = ok_ticks;
 }
 
+/* Decompress @c and make its events ready: fold them (fold mode) or, when @ahead, decode them ahead.  @folder: the
+ * fold's state index (a worker's, or the reading thread's).  Runs in a worker or in the reading thread; touches
+ * only @c (and the fold's state of @folder). */
+static void prepare(struct emp_dump_reader *r, LZ4F_dctx *dctx, struct slot *c, unsigned folder, int ahead)
+{
+	if (decompress(dctx, c, &c->why) || c->type != EMP_CHUNK_EVENTS)
+		return;
+	if (r->fold)
+		c->folded = r->fold(r->fold_arg, folder, c->raw, c->raw_len);
+	else if (ahead)
+		decode_ahead(c);
+}
+
 /* ---- workers ------------------------------------------------------------------------------------------------
  *
  * The reading thread fetches chunks into a ring of slots in file order and submits them; a worker takes the oldest
@@ -546,11 +582,17 @@ static void decode_ahead(struct slot *c)
  * took it yet.  One mutex guards every slot's state and the queue; a slot's buffers belong to whoever took it
  * (SLOT_TAKEN) until SLOT_DONE and to the reading thread otherwise (the mutex's release on one side and acquire
  * on the other order each hand-over). */
+struct worker {
+	struct pool *pl;
+	unsigned index; /* its fold state (0 .. nthreads - 1; the reading thread's is nthreads) */
+};
+
 struct pool {
 	pthread_mutex_t mu;
 	pthread_cond_t work;   /* a slot was submitted, or stop */
 	pthread_cond_t done;   /* a slot is done */
 	pthread_t *threads;
+	struct worker *workers;
 	unsigned nthreads;
 	unsigned next;         /* the slot the next worker takes (ring index) */
 	unsigned queued;       /* slots submitted and not taken yet */
@@ -560,7 +602,8 @@ struct pool {
 
 static void *worker_main(void *arg)
 {
-	struct pool *pl = arg;
+	const struct worker *w = arg;
+	struct pool *pl = w->pl;
 	struct emp_dump_reader *r = pl->r;
 	LZ4F_dctx *dctx = NULL;
 	int no_dctx = LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION));
@@ -577,8 +620,8 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&pl->mu);
 		if (no_dctx)
 			c->why = "out of memory for decompression";
-		else if (!decompress(dctx, c, &c->why) && c->type == EMP_CHUNK_EVENTS)
-			decode_ahead(c);
+		else
+			prepare(r, dctx, c, w->index, 1);
 		pthread_mutex_lock(&pl->mu);
 		c->state = SLOT_DONE;
 		pthread_cond_broadcast(&pl->done);
@@ -603,6 +646,7 @@ static void pool_stop(struct emp_dump_reader *r)
 	pthread_cond_destroy(&pl->work);
 	pthread_cond_destroy(&pl->done);
 	free(pl->threads);
+	free(pl->workers);
 	free(pl);
 	r->pool = NULL;
 }
@@ -613,6 +657,7 @@ static void free_slots(struct emp_dump_reader *r)
 		free(r->slots[i].stored);
 		free(r->slots[i].raw);
 		free(r->slots[i].pre);
+		drop_folded(r, &r->slots[i].folded);
 	}
 	free(r->slots);
 	r->slots = NULL;
@@ -629,10 +674,12 @@ int emp_dump_reader_set_jobs(struct emp_dump_reader *r, unsigned jobs)
 	struct slot *slots = calloc(nslots, sizeof(*slots));
 	struct pool *pl = calloc(1, sizeof(*pl));
 	pthread_t *th = calloc(jobs, sizeof(*th));
-	if (!slots || !pl || !th) {
+	struct worker *wk = calloc(jobs, sizeof(*wk));
+	if (!slots || !pl || !th || !wk) {
 		free(slots);
 		free(pl);
 		free(th);
+		free(wk);
 		return -1;
 	}
 	free_slots(r);
@@ -643,10 +690,13 @@ int emp_dump_reader_set_jobs(struct emp_dump_reader *r, unsigned jobs)
 	pthread_cond_init(&pl->done, NULL);
 	pl->r = r;
 	pl->threads = th;
+	pl->workers = wk;
 	r->pool = pl;
-	for (; pl->nthreads < jobs; pl->nthreads++)
-		if (pthread_create(&th[pl->nthreads], NULL, worker_main, pl))
+	for (; pl->nthreads < jobs; pl->nthreads++) {
+		wk[pl->nthreads] = (struct worker){ pl, pl->nthreads };
+		if (pthread_create(&th[pl->nthreads], NULL, worker_main, &wk[pl->nthreads]))
 			break;
+	}
 	if (!pl->nthreads) {
 		pool_stop(r); /* no worker could start: read without */
 		return -1;
@@ -672,7 +722,7 @@ static struct slot *next_slot(struct emp_dump_reader *r)
 		if (!ok || c->type == EMP_CHUNK_END)
 			r->fetch_done = 1; /* nothing may follow END: reading it checks the file's size */
 		if (ok && !pl)
-			decompress(r->dctx, c, &c->why); /* without workers the reader decodes every event itself */
+			prepare(r, r->dctx, c, 0, 0); /* without workers the reader decodes every event itself */
 		if (pl)
 			pthread_mutex_lock(&pl->mu);
 		r->count++;
@@ -698,7 +748,7 @@ static struct slot *next_slot(struct emp_dump_reader *r)
 			pl->queued--;
 			c->state = SLOT_TAKEN;
 			pthread_mutex_unlock(&pl->mu);
-			decompress(r->dctx, c, &c->why);
+			prepare(r, r->dctx, c, pl->nthreads, 0);
 			pthread_mutex_lock(&pl->mu);
 			c->state = SLOT_DONE;
 		}
@@ -713,7 +763,7 @@ static struct slot *next_slot(struct emp_dump_reader *r)
 /* Read the next chunk.  Return: 1 when a chunk was read (events cursor set for EVENTS), 0 at the end. */
 static int read_chunk(struct emp_dump_reader *r)
 {
-	if (r->status != EMP_DUMP_READING)
+	if (r->status != EMP_DUMP_READING || r->stopped)
 		return 0;
 	struct slot *c = next_slot(r);
 	if (!c) /* cannot happen: the slot that ended the fetching leaves a status other than READING */
@@ -732,6 +782,8 @@ static int read_chunk(struct emp_dump_reader *r)
 	unsigned type = c->type;
 	int bad = 0;
 	r->chunk_offset = at;
+	r->cur_type = type;
+	drop_folded(r, &r->folded);
 	switch ((enum emp_chunk_type)type) {
 	case EMP_CHUNK_META:
 		bad = parse_kv(p, end, &r->meta, 1);
@@ -773,6 +825,12 @@ static int read_chunk(struct emp_dump_reader *r)
 		r->ev_ticks = c->rest ? c->rest_ticks : base;
 		r->frames_depth = 0;
 		r->ev_vthread = 0;
+		if (r->fold) { /* nothing to decode here: the fold has the chunk */
+			r->pre = r->pre_end = NULL;
+			r->ev_p = r->ev_end = NULL;
+			r->folded = c->folded;
+			c->folded = NULL;
+		}
 		break;
 	}
 	default:
@@ -932,6 +990,38 @@ int emp_dump_reader_next(struct emp_dump_reader *r, struct emp_event *ev)
 	}
 }
 
+int emp_dump_reader_set_fold(struct emp_dump_reader *r, unsigned jobs, emp_dump_fold_fn fold,
+			     void (*fold_free)(void *folded), void *arg)
+{
+	if (r->pool || r->cur >= 0 || r->count)
+		return -1; /* only before the first chunk */
+	r->fold = fold;
+	r->fold_free = fold_free;
+	r->fold_arg = arg;
+	if (jobs > 1)
+		emp_dump_reader_set_jobs(r, jobs); /* on failure the reading thread folds alone: the same result */
+	return r->pool ? (int)r->pool->nthreads + 1 : 1;
+}
+
+void emp_dump_reader_stop(struct emp_dump_reader *r)
+{
+	pool_stop(r);
+	r->stopped = 1;
+}
+
+int emp_dump_reader_next_folded(struct emp_dump_reader *r, uint32_t *thread, void **folded)
+{
+	while (read_chunk(r)) {
+		if (r->cur_type != EMP_CHUNK_EVENTS)
+			continue;
+		*thread = r->ev_thread;
+		*folded = r->folded;
+		r->folded = NULL;
+		return 1;
+	}
+	return 0;
+}
+
 void emp_dump_reader_drain(struct emp_dump_reader *r)
 {
 	struct emp_event ev;
@@ -969,6 +1059,7 @@ const struct emp_dump_method *emp_dump_method(const struct emp_dump_reader *r, u
 }
 
 uint32_t emp_dump_method_limit(const struct emp_dump_reader *r) { return r->methods_limit; }
+uint32_t emp_dump_methods_defined(const struct emp_dump_reader *r) { return r->methods_dense; }
 
 const struct emp_dump_thread *emp_dump_thread(const struct emp_dump_reader *r, uint32_t id)
 {

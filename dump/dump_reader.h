@@ -54,6 +54,29 @@ void emp_dump_reader_close(struct emp_dump_reader *r);
  * then reads without workers). */
 int emp_dump_reader_set_jobs(struct emp_dump_reader *r, unsigned jobs);
 
+/* Fold mode: a consumer that can summarize an EVENTS chunk by itself (its events are independent of the other
+ * chunks' but for the thread's state at its start) has the workers do that instead of handing out events.
+ * emp_dump_fold_fn gets the chunk's decompressed payload (thread and base varints, then the events, unchecked:
+ * the function must check every byte it reads) and returns its summary, or NULL; it runs in a worker, or in the
+ * reading thread, and @folder says whose state to use: 0 .. folders - 1, never the same at once.
+ *
+ * emp_dump_reader_set_fold - fold EVENTS chunks with @fold(@arg, ...) in @jobs workers (0 or 1: the reading thread
+ * alone), free a summary nobody took with @fold_free.  Call before the first chunk, and make @arg ready before
+ * the first emp_dump_reader_next_folded(); then read only with that.  Return: the number of folders (workers + the
+ * reading thread), -1 when called too late. */
+typedef void *(*emp_dump_fold_fn)(void *arg, unsigned folder, const uint8_t *payload, size_t len);
+int emp_dump_reader_set_fold(struct emp_dump_reader *r, unsigned jobs, emp_dump_fold_fn fold,
+			     void (*fold_free)(void *folded), void *arg);
+/* emp_dump_reader_next_folded - the next EVENTS chunk in file order: its thread (checked to be defined) and its
+ * summary (NULL when the fold returned NULL: the caller's to free); every other chunk is applied to the reader's
+ * state on the way, as emp_dump_reader_next() does.  Return: 1, or 0 at the end of what can be read (then see
+ * emp_dump_reader_status()). */
+int emp_dump_reader_next_folded(struct emp_dump_reader *r, uint32_t *thread, void **folded);
+
+/* emp_dump_reader_stop - stop the workers (no fold function runs once it returns) and read nothing more; what was
+ * read stays queryable. */
+void emp_dump_reader_stop(struct emp_dump_reader *r);
+
 /* emp_dump_reader_next - the next event.  Return: 1 with *ev filled, or 0 at the end of what can be read (then see
  * emp_dump_reader_status()).  ev->frames stays valid until the next call. */
 int emp_dump_reader_next(struct emp_dump_reader *r, struct emp_event *ev);
@@ -79,6 +102,9 @@ const char *emp_dump_end_value(const struct emp_dump_reader *r, const char *key)
 /* Symbols read so far.  Ids index the tables; a NULL entry was never defined. */
 const struct emp_dump_method *emp_dump_method(const struct emp_dump_reader *r, uint32_t id);
 uint32_t emp_dump_method_limit(const struct emp_dump_reader *r); /* largest id + 1 */
+/* emp_dump_methods_defined - n such that methods 0 .. n - 1 are all defined so far (a fold checks its ENTER
+ * events' ids against it, in file order). */
+uint32_t emp_dump_methods_defined(const struct emp_dump_reader *r);
 const struct emp_dump_thread *emp_dump_thread(const struct emp_dump_reader *r, uint32_t id);
 uint32_t emp_dump_thread_limit(const struct emp_dump_reader *r);
 

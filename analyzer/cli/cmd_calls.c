@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "calls_fold.h"
 #include "cli.h"
 #include "commands.h"
 #include "deinstr.h"
@@ -47,23 +48,67 @@ struct calls_ctx {
 	uint64_t self_ns; /* the dump's traced time: the sum of every call's self time */
 };
 
+/* The figures of dump-local method @method (the dump's map gives its global id). */
+static struct emp_calls_method *method_slot(void *arg, uint32_t method)
+{
+	struct calls_ctx *x = arg;
+	uint32_t gid = emp_symtab_map_get(x->map, method);
+	if (gid >= x->cap)
+		x->m = emp_calls_table_grow(x->m, &x->cap, gid + 1);
+	return &x->m[gid];
+}
+
 static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
 {
 	(void)parent;
 	struct calls_ctx *x = arg;
-	uint32_t gid = emp_symtab_map_get(x->map, c->method);
-	if (gid >= x->cap) {
-		uint32_t n = gid + 256;
-		x->m = emp_xrealloc(x->m, n * sizeof(*x->m));
-		memset(x->m + x->cap, 0, (n - x->cap) * sizeof(*x->m));
-		x->cap = n;
-	}
+	struct emp_calls_method *m = method_slot(x, c->method);
 	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
 	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
 	emp_trace_clock_sync(&x->clock, x->r);
 	uint64_t self_ns = emp_trace_clock_ns(&x->clock, self);
 	x->self_ns += self_ns;
-	emp_calls_add(&x->m[gid], emp_trace_clock_ns(&x->clock, dur), self_ns, c->threw);
+	emp_calls_add(m, emp_trace_clock_ns(&x->clock, dur), self_ns, c->threw);
+}
+
+/* The clock rate @path's first events are read at (the META chunks before them); 0 when it cannot be read (the
+ * fold then hands every chunk back, and the reading that follows reports why). */
+static double first_hz(const char *path)
+{
+	struct emp_dump_reader *r;
+	char err[512];
+	struct emp_event ev;
+	if (emp_dump_reader_open(path, &r, err, sizeof(err)))
+		return 0;
+	double hz = emp_dump_reader_next(r, &ev) ? emp_dump_clock_hz(r) : 0;
+	emp_dump_reader_close(r);
+	return hz;
+}
+
+/* Read dump @r with calls_fold.h (every chunk on its own core).  Return: 0 with @st, *last_ticks and x->self_ns
+ * set and the figures added to x->m, or -1 (nothing added) when the dump needs trace.h's reading. */
+static int read_folded(struct calls_ctx *x, struct emp_dump_reader *r, unsigned jobs, double hz,
+		       struct emp_trace_stats *st, uint64_t *last_ticks)
+{
+	struct emp_calls_fold *f = emp_calls_fold_new(emp_dump_reader_version_minor(r), hz);
+	int folders = emp_dump_reader_set_fold(r, jobs, emp_calls_fold_chunk, emp_calls_fold_chunk_free, f);
+	int rc = -1;
+	if (folders > 0 && hz > 0) {
+		emp_calls_fold_set_folders(f, (unsigned)folders);
+		uint32_t thread;
+		void *summary;
+		rc = 0;
+		while (!rc && emp_dump_reader_next_folded(r, &thread, &summary))
+			rc = emp_calls_fold_merge(f, r, thread, summary);
+		emp_dump_reader_stop(r); /* no worker may still fold into f */
+		if (!rc)
+			rc = emp_calls_fold_finish(f, r, st, &x->self_ns, last_ticks);
+		if (!rc)
+			emp_calls_fold_collect(f, method_slot, x);
+	}
+	emp_dump_reader_stop(r);
+	emp_calls_fold_free(f);
+	return rc;
 }
 
 struct row {
@@ -141,23 +186,36 @@ int emp_cmd_calls(int argc, char **argv)
 	struct emp_notes notes = { 0 };
 	int invalid = 0;
 	for (int i = optind; i < argc; i++) {
-		struct emp_dump_reader *r = emp_input_open(&cli.in, argv[i]);
+		double hz = first_hz(argv[i]);
+		struct emp_dump_reader *r = emp_input_reader(&cli.in, argv[i]);
 		if (!r)
 			continue;
-		x.r = r;
-		x.map = emp_symtab_map_new(x.st, r);
-		struct emp_trace *tr = emp_trace_new(&ops, &x);
-		struct emp_event ev;
+		struct emp_trace_stats stats;
 		uint64_t last_ticks = 0;
 		x.self_ns = 0;
-		while (emp_dump_reader_next(r, &ev)) {
-			last_ticks = ev.ticks > last_ticks ? ev.ticks : last_ticks;
-			emp_trace_event(tr, &ev);
+		x.map = emp_symtab_map_new(x.st, r);
+		if (read_folded(&x, r, emp_input_jobs(&cli.in), hz, &stats, &last_ticks)) {
+			/* what the fold does not handle: every event through trace.h, in file order */
+			emp_symtab_map_free(x.map);
+			emp_dump_reader_close(r);
+			if (!(r = emp_input_open(&cli.in, argv[i])))
+				continue;
+			x.r = r;
+			x.map = emp_symtab_map_new(x.st, r);
+			x.self_ns = 0;
+			struct emp_trace *tr = emp_trace_new(&ops, &x);
+			struct emp_event ev;
+			while (emp_dump_reader_next(r, &ev)) {
+				last_ticks = ev.ticks > last_ticks ? ev.ticks : last_ticks;
+				emp_trace_event(tr, &ev);
+			}
+			emp_trace_finish(tr, r);
+			stats = *emp_trace_stats(tr);
+			emp_trace_free(tr);
 		}
-		emp_trace_finish(tr, r);
 		emp_deinstr_apply(r, argv[i], x.st, x.map, last_ticks, x.self_ns, &notes);
 		emp_input_done(&cli.in, r);
-		const struct emp_trace_stats *s = emp_trace_stats(tr);
+		const struct emp_trace_stats *s = &stats;
 		/* Exit probes the agent saw without an open entry: no record was written for them, so the events
 		 * balance, but the trace they belong to is wrong (the virtual-thread traces of emp before 0.2). */
 		uint64_t unbalanced = emp_dump_counter(r, "trace_unbalanced_exit");
@@ -178,7 +236,6 @@ int emp_cmd_calls(int argc, char **argv)
 			invalid = 1;
 		if (check)
 			report_check(argv[i], s, unbalanced);
-		emp_trace_free(tr);
 		emp_symtab_map_free(x.map);
 		emp_dump_reader_close(r);
 	}

@@ -4,27 +4,40 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
 #define SUB_BITS EMP_CALLS_SUB_BITS
 #define SUB (1u << SUB_BITS)
-#define SLOTS EMP_CALLS_SLOTS
 
-static void hist_add(struct emp_calls_method *s, uint64_t v)
+uint64_t *emp_calls_hist_grow(struct emp_calls_method *m, unsigned slot)
 {
-	unsigned slot, sub;
-	if (v < SUB) {
-		slot = 0;
-		sub = (unsigned)v;
-	} else {
-		unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= SUB_BITS */
-		slot = e - SUB_BITS + 1;
-		sub = (unsigned)(v >> (e - SUB_BITS)) & (SUB - 1);
-	}
-	if (!s->hist[slot])
-		s->hist[slot] = emp_xcalloc(SUB, sizeof(uint64_t));
-	s->hist[slot][sub]++;
+	unsigned lo = m->hist && m->lo < slot ? m->lo : slot, hi = m->hist && m->hi > slot + 1 ? m->hi : slot + 1;
+	uint64_t *h = emp_xcalloc((size_t)(hi - lo) * SUB, sizeof(*h));
+	if (m->hist)
+		memcpy(h + (size_t)(m->lo - lo) * SUB, m->hist, (size_t)(m->hi - m->lo) * SUB * sizeof(*h));
+	free(m->hist);
+	m->hist = h;
+	m->last = 0;
+	m->lo = (uint8_t)lo;
+	m->hi = (uint8_t)hi;
+	return h;
+}
+
+struct emp_calls_method *emp_calls_table_grow(struct emp_calls_method *t, uint32_t *cap, uint32_t need)
+{
+	if (need <= *cap)
+		return t;
+	uint32_t n = need + 256;
+	struct emp_calls_method *g = NULL;
+	if (posix_memalign((void **)&g, 64, n * sizeof(*g)))
+		emp_die("out of memory (%zu bytes)", n * sizeof(*g));
+	memcpy(g, t, *cap * sizeof(*g));
+	memset(g + *cap, 0, (n - *cap) * sizeof(*g));
+	free(t);
+	*cap = n;
+	return g;
 }
 
 /* Middle of a bucket. */
@@ -37,15 +50,21 @@ static double bucket_mid(unsigned slot, unsigned sub)
 	return lo + width / 2;
 }
 
-void emp_calls_add(struct emp_calls_method *m, uint64_t ns, uint64_t self_ns, int threw)
+void emp_calls_merge(struct emp_calls_method *dst, const struct emp_calls_method *src)
 {
-	m->calls++;
-	m->threw += (uint64_t)threw;
-	m->total_ns += ns;
-	m->self_ns += self_ns;
-	if (ns > m->max_ns)
-		m->max_ns = ns;
-	hist_add(m, ns);
+	dst->calls += src->calls;
+	dst->threw += src->threw;
+	dst->total_ns += src->total_ns;
+	dst->self_ns += src->self_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	if (!src->hist)
+		return;
+	emp_calls_hist_grow(dst, src->lo);
+	uint64_t *h = emp_calls_hist_grow(dst, src->hi - 1u);
+	for (unsigned slot = src->lo; slot < src->hi; slot++)
+		for (unsigned sub = 0; sub < SUB; sub++)
+			h[(slot - dst->lo) * SUB + sub] += src->hist[(slot - src->lo) * SUB + sub];
 }
 
 double emp_calls_quantile(const struct emp_calls_method *s, double q)
@@ -53,11 +72,9 @@ double emp_calls_quantile(const struct emp_calls_method *s, double q)
 	uint64_t rank = (uint64_t)ceil(q * (double)s->calls), seen = 0;
 	if (rank < 1)
 		rank = 1;
-	for (unsigned slot = 0; slot < SLOTS; slot++) {
-		if (!s->hist[slot])
-			continue;
+	for (unsigned slot = s->lo; s->hist && slot < s->hi; slot++) {
 		for (unsigned sub = 0; sub < SUB; sub++) {
-			seen += s->hist[slot][sub];
+			seen += s->hist[(slot - s->lo) * SUB + sub];
 			if (seen >= rank) {
 				double v = bucket_mid(slot, sub);
 				return v > (double)s->max_ns ? (double)s->max_ns : v;
@@ -69,8 +86,8 @@ double emp_calls_quantile(const struct emp_calls_method *s, double q)
 
 void emp_calls_free(struct emp_calls_method *m)
 {
-	for (unsigned s = 0; s < SLOTS; s++) {
-		free(m->hist[s]);
-		m->hist[s] = NULL;
-	}
+	free(m->hist);
+	m->hist = NULL;
+	m->lo = m->hi = 0;
+	m->last = 0;
 }

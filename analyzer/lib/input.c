@@ -14,7 +14,7 @@ void emp_input_worse(struct emp_input *in, int code)
 		in->exit_code = code;
 }
 
-struct emp_dump_reader *emp_input_open(struct emp_input *in, const char *path)
+struct emp_dump_reader *emp_input_reader(struct emp_input *in, const char *path)
 {
 	struct emp_dump_reader *r;
 	char err[512];
@@ -23,9 +23,20 @@ struct emp_dump_reader *emp_input_open(struct emp_input *in, const char *path)
 		emp_input_worse(in, EMP_EXIT_ERROR);
 		return NULL;
 	}
+	return r;
+}
+
+unsigned emp_input_jobs(const struct emp_input *in)
+{
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned jobs = !in || !in->jobs ? 1 : in->jobs == EMP_INPUT_JOBS_ALL ? (unsigned)(cpus > 1 ? cpus : 1) : in->jobs;
-	if (jobs > 1)
+	return !in || !in->jobs ? 1 : in->jobs == EMP_INPUT_JOBS_ALL ? (unsigned)(cpus > 1 ? cpus : 1) : in->jobs;
+}
+
+struct emp_dump_reader *emp_input_open(struct emp_input *in, const char *path)
+{
+	struct emp_dump_reader *r = emp_input_reader(in, path);
+	unsigned jobs = emp_input_jobs(in);
+	if (r && jobs > 1)
 		emp_dump_reader_set_jobs(r, jobs); /* on failure it reads alone: the same result, slower */
 	return r;
 }

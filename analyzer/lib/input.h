@@ -21,6 +21,11 @@ struct emp_input {
 /* emp_input_open - open a dump, with @in->jobs decoding threads; on failure print the reason and record
  * EMP_EXIT_ERROR.  @in may be NULL (nothing is recorded; no decoding thread).  Return: reader or NULL. */
 struct emp_dump_reader *emp_input_open(struct emp_input *in, const char *path);
+/* emp_input_reader - emp_input_open() without the decoding threads (for a caller that sets its own:
+ * emp_dump_reader_set_fold() with emp_input_jobs()). */
+struct emp_dump_reader *emp_input_reader(struct emp_input *in, const char *path);
+/* emp_input_jobs - the threads @in asks for (>= 1; @in may be NULL: 1). */
+unsigned emp_input_jobs(const struct emp_input *in);
 /* emp_input_done - after a dump was read to its end: report truncation/corruption (naming file and offset) and
  * record the exit status. */
 void emp_input_done(struct emp_input *in, struct emp_dump_reader *r);

@@ -194,14 +194,18 @@ uint64_t emp_trace_ns(const struct emp_dump_reader *r, uint64_t ticks)
 	return (uint64_t)(emp_dump_ticks_to_ns(r, (double)ticks) + 0.5);
 }
 
+void emp_trace_clock_set(struct emp_trace_clock *c, double hz)
+{
+	c->hz = hz;
+	for (uint64_t t = 0; t < EMP_TRACE_CLOCK_SMALL; t++)
+		c->small[t] = (uint64_t)((double)t / hz * 1e9 + 0.5); /* emp_trace_ns(), as emp_trace_clock_ns() */
+}
+
 void emp_trace_clock_sync(struct emp_trace_clock *c, const struct emp_dump_reader *r)
 {
 	double hz = emp_dump_clock_hz(r);
-	if (hz == c->hz)
-		return;
-	c->hz = hz;
-	for (uint64_t t = 0; t < EMP_TRACE_CLOCK_SMALL; t++)
-		c->small[t] = emp_trace_ns(r, t);
+	if (hz != c->hz)
+		emp_trace_clock_set(c, hz);
 }
 
 static void cct_enter(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent)

@@ -87,6 +87,8 @@ struct emp_trace_clock {
 	uint64_t small[EMP_TRACE_CLOCK_SMALL]; /* emp_trace_ns() of 0 .. EMP_TRACE_CLOCK_SMALL - 1 ticks */
 };
 void emp_trace_clock_sync(struct emp_trace_clock *c, const struct emp_dump_reader *r);
+/* emp_trace_clock_set - the table for a clock of @hz ticks per second (> 0). */
+void emp_trace_clock_set(struct emp_trace_clock *c, double hz);
 static inline uint64_t emp_trace_clock_ns(const struct emp_trace_clock *c, uint64_t ticks)
 {
 	if (ticks < EMP_TRACE_CLOCK_SMALL)

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+/* test_calls_fold.c - calls_fold.h against trace.h on random trace dumps cut into small chunks: the same validation
+ * counts, the same traced time, the same figures per method (calls, threw, totals, max, every histogram counter),
+ * with one folder and with several; and the cases the fold hands back to trace.h. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calls.h"
+#include "calls_fold.h"
+#include "dump_reader.h"
+#include "dump_writer.h"
+#include "dumpfile.h"
+#include "trace.h"
+
+#define METHODS 40
+#define THREADS 5
+
+struct shape {
+	unsigned seed;
+	int exits_without_entry; /* some exits with nothing open */
+	int backwards;           /* some ticks step back: time violations of every kind */
+	int cpu_events;          /* CPU events between the calls */
+	int sample;              /* one SAMPLE event: the fold hands the dump back */
+	double hz;               /* clock rate in META */
+};
+
+static uint64_t rnd(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (*s >> 8) & 0xffffff;
+}
+
+/* A dump of THREADS threads whose calls nest at random up to depth 12, chunks flushed after 1..40 events so that
+ * calls span chunks every way; thread 2 ends with calls open (never closed), the others are cut by the END. */
+static void write_dump(const char *path, const struct shape *sh)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert(f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
+	cr_assert(w);
+	char hz[64];
+	snprintf(hz, sizeof(hz), "%.3f", sh->hz);
+	const char *kv[] = { "agent", "emp", "mode", "trace", "clock_hz", hz, "clock_ref_ticks", "0",
+			     "clock_ref_mono_ns", "0" };
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	cr_assert_eq(emp_dump_write_meta(w, kv, 5), 0);
+	for (uint32_t m = 0; m < METHODS; m++) {
+		char name[16];
+		snprintf(name, sizeof(name), "m%u", m);
+		emp_dump_add_method(w, m, EMP_FRAME_JAVA, 0, "C", name, "()V");
+	}
+	for (uint32_t t = 0; t < THREADS; t++)
+		emp_dump_add_thread(w, t, 100 + t, 0, "t");
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	struct emp_dump_events *ev[THREADS];
+	uint64_t ticks[THREADS];
+	unsigned depth[THREADS] = { 0 }, left[THREADS];
+	unsigned s = sh->seed;
+	for (uint32_t t = 0; t < THREADS; t++) {
+		ev[t] = emp_dump_events_new(t);
+		ticks[t] = 1000 + rnd(&s) % 1000;
+		left[t] = 1 + (unsigned)(rnd(&s) % 40);
+	}
+	for (int i = 0; i < 20000; i++) {
+		uint32_t t = (uint32_t)(rnd(&s) % THREADS);
+		uint64_t r = rnd(&s);
+		/* mostly short steps, sometimes long ones (past the clock table), rarely backwards */
+		uint64_t step = r % 16 ? r % 50 : r % 4 ? 5000 + r % 100000 : 1u << 30;
+		if (sh->backwards && r % 499 == 0 && ticks[t] > 100)
+			ticks[t] -= r % 100;
+		else
+			ticks[t] += step;
+		if (sh->cpu_events && r % 13 == 0)
+			cr_assert_eq(emp_dump_events_cpu(ev[t], ticks[t], r), 0);
+		int enter = depth[t] == 0 ? !(sh->exits_without_entry && r % 7 == 0) : depth[t] < 12 && (r >> 4) % 2;
+		if (enter) {
+			cr_assert_eq(emp_dump_events_enter(ev[t], ticks[t], (uint32_t)((r >> 6) % METHODS)), 0);
+			depth[t]++;
+		} else {
+			cr_assert_eq(emp_dump_events_exit(ev[t], ticks[t], (r >> 5) % 9 == 0), 0);
+			depth[t] -= depth[t] > 0;
+		}
+		if (sh->sample && i == 10000) {
+			uint32_t frames[2] = { 1, 2 };
+			cr_assert_eq(emp_dump_events_sample(ev[t], ticks[t], EMP_STATE_RUNNING, frames, 2), 0);
+		}
+		if (!--left[t]) {
+			cr_assert_eq(emp_dump_events_flush(w, ev[t]), 0);
+			left[t] = 1 + (unsigned)(rnd(&s) % 40);
+		}
+	}
+	for (uint32_t t = 0; t < THREADS; t++) {
+		cr_assert_eq(emp_dump_events_flush(w, ev[t]), 0);
+		emp_dump_events_free(ev[t]);
+	}
+	emp_dump_add_thread(w, 2, 102, EMP_THREAD_ENDED, "t");
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
+	emp_dump_writer_free(w);
+	cr_assert_eq(fclose(f), 0);
+}
+
+struct figures {
+	struct emp_trace_stats st;
+	uint64_t self_ns, last_ticks;
+	struct emp_calls_method *m;
+	uint32_t cap;
+};
+
+static void figures_free(struct figures *x)
+{
+	for (uint32_t k = 0; k < x->cap; k++)
+		emp_calls_free(&x->m[k]);
+	free(x->m);
+}
+
+struct serial_ctx {
+	struct figures *x;
+	struct emp_dump_reader *r;
+	struct emp_trace_clock clock;
+};
+
+static struct emp_calls_method *slot(void *arg, uint32_t method)
+{
+	struct figures *x = arg;
+	if (method >= x->cap)
+		x->m = emp_calls_table_grow(x->m, &x->cap, method + 1);
+	return &x->m[method];
+}
+
+static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
+{
+	(void)parent;
+	struct serial_ctx *sc = arg;
+	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
+	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
+	emp_trace_clock_sync(&sc->clock, sc->r);
+	uint64_t self_ns = emp_trace_clock_ns(&sc->clock, self);
+	sc->x->self_ns += self_ns;
+	emp_calls_add(slot(sc->x, c->method), emp_trace_clock_ns(&sc->clock, dur), self_ns, c->threw);
+}
+
+/* What `calls` computed before calls_fold.h: every event through trace.h. */
+static void serial(const char *path, struct figures *x, enum emp_dump_status status)
+{
+	struct emp_dump_reader *r;
+	char err[256];
+	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	struct serial_ctx sc = { .x = x, .r = r };
+	static const struct emp_trace_ops ops = { .on_call = on_call };
+	struct emp_trace *t = emp_trace_new(&ops, &sc);
+	struct emp_event e;
+	while (emp_dump_reader_next(r, &e)) {
+		x->last_ticks = e.ticks > x->last_ticks ? e.ticks : x->last_ticks;
+		emp_trace_event(t, &e);
+	}
+	cr_assert_eq(emp_dump_reader_status(r), status);
+	emp_trace_finish(t, r);
+	x->st = *emp_trace_stats(t);
+	emp_trace_free(t);
+	emp_dump_reader_close(r);
+}
+
+/* The fold with @jobs workers.  Return: 0, or -1 when it handed the dump back. */
+static int folded(const char *path, unsigned jobs, double hz, struct figures *x, enum emp_dump_status status)
+{
+	struct emp_dump_reader *r;
+	char err[256];
+	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	struct emp_calls_fold *f = emp_calls_fold_new(emp_dump_reader_version_minor(r), hz);
+	int folders = emp_dump_reader_set_fold(r, jobs, emp_calls_fold_chunk, emp_calls_fold_chunk_free, f);
+	cr_assert_geq(folders, 1);
+	cr_assert_leq(folders, (int)jobs + 1);
+	emp_calls_fold_set_folders(f, (unsigned)folders);
+	uint32_t thread;
+	void *summary;
+	int rc = 0;
+	while (!rc && emp_dump_reader_next_folded(r, &thread, &summary))
+		rc = emp_calls_fold_merge(f, r, thread, summary);
+	emp_dump_reader_stop(r);
+	if (!rc) {
+		cr_assert_eq(emp_dump_reader_status(r), status);
+		rc = emp_calls_fold_finish(f, r, &x->st, &x->self_ns, &x->last_ticks);
+	}
+	if (!rc)
+		emp_calls_fold_collect(f, slot, x);
+	emp_calls_fold_free(f);
+	emp_dump_reader_close(r);
+	return rc;
+}
+
+static void assert_same(const struct figures *a, const struct figures *b)
+{
+	cr_assert_eq(a->st.calls, b->st.calls);
+	cr_assert_eq(a->st.traces, b->st.traces);
+	cr_assert_eq(a->st.threw, b->st.threw);
+	cr_assert_eq(a->st.unclosed, b->st.unclosed);
+	cr_assert_eq(a->st.never_closed, b->st.never_closed);
+	cr_assert_eq(a->st.exit_without_entry, b->st.exit_without_entry);
+	cr_assert_eq(a->st.eoi_violations, b->st.eoi_violations);
+	cr_assert_eq(a->st.ess_violations, b->st.ess_violations);
+	cr_assert_eq(a->st.time_violations, b->st.time_violations);
+	cr_assert_eq(a->st.max_depth, b->st.max_depth);
+	cr_assert_eq(a->self_ns, b->self_ns);
+	cr_assert_eq(a->last_ticks, b->last_ticks);
+	uint32_t n = a->cap > b->cap ? a->cap : b->cap;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct emp_calls_method z = { 0 };
+		const struct emp_calls_method *x = k < a->cap ? &a->m[k] : &z, *y = k < b->cap ? &b->m[k] : &z;
+		cr_assert_eq(x->calls, y->calls, "method %u", k);
+		cr_assert_eq(x->threw, y->threw, "method %u", k);
+		cr_assert_eq(x->total_ns, y->total_ns, "method %u", k);
+		cr_assert_eq(x->self_ns, y->self_ns, "method %u", k);
+		cr_assert_eq(x->max_ns, y->max_ns, "method %u", k);
+		for (unsigned slot = 0; slot < 64; slot++)
+			for (unsigned sub = 0; sub < EMP_CALLS_SUB; sub++) {
+				uint64_t cx = x->hist && slot >= x->lo && slot < x->hi ?
+						      x->hist[(slot - x->lo) * EMP_CALLS_SUB + sub] : 0;
+				uint64_t cy = y->hist && slot >= y->lo && slot < y->hi ?
+						      y->hist[(slot - y->lo) * EMP_CALLS_SUB + sub] : 0;
+				cr_assert_eq(cx, cy, "method %u slot %u sub %u", k, slot, sub);
+			}
+	}
+}
+
+/* Serial and folded (1 and 3 workers) on @sh; return how many of the two folds handed the dump back. */
+static int compare(const struct shape *sh)
+{
+	char path[] = "/tmp/emp-calls-fold-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	write_dump(path, sh);
+	struct figures want = { 0 };
+	serial(path, &want, EMP_DUMP_COMPLETE);
+	cr_assert_gt(want.st.calls, 5000); /* the shape makes calls, across chunks */
+	cr_assert_gt(want.st.unclosed, 0);
+	cr_assert_eq(want.st.time_violations > 0, sh->backwards != 0);
+	cr_assert_eq(want.st.exit_without_entry > 0, sh->exits_without_entry != 0);
+	int handed_back = 0;
+	for (unsigned jobs = 1; jobs <= 3; jobs += 2) {
+		struct figures got = { 0 };
+		if (folded(path, jobs, sh->hz, &got, EMP_DUMP_COMPLETE))
+			handed_back++;
+		else
+			assert_same(&want, &got);
+		figures_free(&got);
+	}
+	figures_free(&want);
+	unlink(path);
+	return handed_back;
+}
+
+Test(calls_fold, equals_trace_h_on_nested_calls_across_chunks)
+{
+	for (unsigned seed = 1; seed <= 6; seed++) {
+		struct shape sh = { .seed = seed, .hz = seed % 2 ? 1e9 : 2596131425.769 };
+		cr_assert_eq(compare(&sh), 0, "seed %u", seed);
+	}
+}
+
+Test(calls_fold, equals_trace_h_with_exits_without_entry_and_cpu_events)
+{
+	for (unsigned seed = 11; seed <= 14; seed++) {
+		struct shape sh = { .seed = seed, .hz = 1e9, .exits_without_entry = 1, .cpu_events = 1 };
+		cr_assert_eq(compare(&sh), 0, "seed %u", seed);
+	}
+}
+
+Test(calls_fold, time_violations_are_the_same_or_handed_back)
+{
+	int folded_ok = 0;
+	for (unsigned seed = 21; seed <= 28; seed++) {
+		struct shape sh = { .seed = seed, .hz = 1e9, .backwards = 1, .exits_without_entry = 1 };
+		folded_ok += compare(&sh) == 0;
+	}
+	cr_assert_gt(folded_ok, 0); /* not every one is handed back: the merge's checks themselves are compared */
+}
+
+Test(calls_fold, a_sample_event_or_another_clock_rate_hands_the_dump_back)
+{
+	char path[] = "/tmp/emp-calls-fold-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	struct shape sh = { .seed = 5, .hz = 1e9, .sample = 1 };
+	write_dump(path, &sh);
+	struct figures got = { 0 };
+	cr_assert_eq(folded(path, 1, 1e9, &got, EMP_DUMP_COMPLETE), -1);
+	figures_free(&got);
+	sh.sample = 0;
+	write_dump(path, &sh);
+	struct figures other = { 0 };
+	cr_assert_eq(folded(path, 1, 2e9, &other, EMP_DUMP_COMPLETE), -1); /* not the rate the events are read at */
+	figures_free(&other);
+	unlink(path);
+}
+
+/* A damaged chunk in the middle: the reading stops there; chunks the workers folded beyond it must not count. */
+Test(calls_fold, a_corrupt_chunk_counts_nothing_folded_beyond_it)
+{
+	char path[] = "/tmp/emp-calls-fold-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	struct shape sh = { .seed = 3, .hz = 1e9 };
+	write_dump(path, &sh);
+	FILE *f = fopen(path, "r+b");
+	cr_assert(f);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	long at = ftell(f) / 2; /* inside some EVENTS chunk's compressed bytes: its checksum fails */
+	cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+	int b = fgetc(f);
+	cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+	fputc(b ^ 0x55, f);
+	cr_assert_eq(fclose(f), 0);
+	struct figures want = { 0 };
+	serial(path, &want, EMP_DUMP_CORRUPT);
+	for (int round = 0; round < 20; round++) {
+		struct figures got = { 0 };
+		if (!folded(path, 3, 1e9, &got, EMP_DUMP_CORRUPT))
+			assert_same(&want, &got);
+		figures_free(&got);
+	}
+	struct figures one = { 0 };
+	cr_assert_eq(folded(path, 1, 1e9, &one, EMP_DUMP_CORRUPT), 0); /* nothing runs ahead without workers */
+	assert_same(&want, &one);
+	figures_free(&one);
+	figures_free(&want);
+	unlink(path);
+}
