@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "calls.h"
-#include "calls_fold.h"
 #include "cli.h"
 #include "commands.h"
 #include "deinstr.h"
 #include "notes.h"
 #include "symtab.h"
 #include "trace.h"
+#include "trace_fold.h"
 #include "util.h"
 
 static const char usage[] =
@@ -71,43 +71,21 @@ static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_
 	emp_calls_add(m, emp_trace_clock_ns(&x->clock, dur), self_ns, c->threw);
 }
 
-/* The clock rate @path's first events are read at (the META chunks before them); 0 when it cannot be read (the
- * fold then hands every chunk back, and the reading that follows reports why). */
-static double first_hz(const char *path)
-{
-	struct emp_dump_reader *r;
-	char err[512];
-	struct emp_event ev;
-	if (emp_dump_reader_open(path, &r, err, sizeof(err)))
-		return 0;
-	double hz = emp_dump_reader_next(r, &ev) ? emp_dump_clock_hz(r) : 0;
-	emp_dump_reader_close(r);
-	return hz;
-}
-
-/* Read dump @r with calls_fold.h (every chunk on its own core).  Return: 0 with @st, *last_ticks and x->self_ns
+/* Read dump @r with trace_fold.h (every chunk on its own core).  Return: 0 with @st, *last_ticks and x->self_ns
  * set and the figures added to x->m, or -1 (nothing added) when the dump needs trace.h's reading. */
 static int read_folded(struct calls_ctx *x, struct emp_dump_reader *r, unsigned jobs, double hz,
 		       struct emp_trace_stats *st, uint64_t *last_ticks)
 {
-	struct emp_calls_fold *f = emp_calls_fold_new(emp_dump_reader_version_minor(r), hz);
-	int folders = emp_dump_reader_set_fold(r, jobs, emp_calls_fold_chunk, emp_calls_fold_chunk_free, f);
-	int rc = -1;
-	if (folders > 0 && hz > 0) {
-		emp_calls_fold_set_folders(f, (unsigned)folders);
-		uint32_t thread;
-		void *summary;
-		rc = 0;
-		while (!rc && emp_dump_reader_next_folded(r, &thread, &summary))
-			rc = emp_calls_fold_merge(f, r, thread, summary);
-		emp_dump_reader_stop(r); /* no worker may still fold into f */
-		if (!rc)
-			rc = emp_calls_fold_finish(f, r, st, &x->self_ns, last_ticks);
-		if (!rc)
-			emp_calls_fold_collect(f, method_slot, x);
-	}
-	emp_dump_reader_stop(r);
-	emp_calls_fold_free(f);
+	struct emp_trace_fold *f = emp_trace_fold_new(r, jobs, hz, 1, NULL, NULL);
+	int rc;
+	uint64_t events;
+	while ((rc = emp_trace_fold_next(f, NULL, NULL)) > 0)
+		;
+	if (!rc)
+		rc = emp_trace_fold_finish(f, st, &x->self_ns, last_ticks, &events);
+	if (!rc)
+		emp_trace_fold_collect(f, method_slot, x);
+	emp_trace_fold_free(f);
 	return rc;
 }
 
@@ -186,7 +164,7 @@ int emp_cmd_calls(int argc, char **argv)
 	struct emp_notes notes = { 0 };
 	int invalid = 0;
 	for (int i = optind; i < argc; i++) {
-		double hz = first_hz(argv[i]);
+		double hz = emp_trace_fold_probe(argv[i]);
 		struct emp_dump_reader *r = emp_input_reader(&cli.in, argv[i]);
 		if (!r)
 			continue;

@@ -38,8 +38,8 @@ static void usage(FILE *out)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nEvery command takes --format=text|csv|json and --help.  Text tables on a terminal fit its width\n"
 		     "(long names elided in the middle: head...tail); --wide prints them whole.  --jobs=N|all: threads\n"
-		     "decompressing and decoding a dump's chunks ahead of the command (default 1: the command's own\n"
-		     "thread; all: one per online CPU); the output is the same.\n"
+		     "that fold a trace dump's chunks on every core, or decompress and decode a sample dump's ahead of\n"
+		     "the command (default all: one per online CPU; 1: the command's own thread); the output is the same.\n"
 		     "Exit status: 0 ok, 1 unreadable or corrupt input, 2 bad command line, 3 an input dump was\n"
 		     "truncated (the report covers what it holds; --allow-truncated makes that 0).\n");
 }

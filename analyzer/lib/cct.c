@@ -126,6 +126,30 @@ struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *paren
 	return n;
 }
 
+void emp_cct_add_tree(struct emp_cct *dst, const struct emp_cct *src)
+{
+	uint32_t *to = emp_xmalloc(src->n * sizeof(*to)); /* src node id -> dst node id */
+	struct emp_cct_node *root = emp_cct_root(dst);
+	const struct emp_cct_node *sroot = emp_cct_node(src, 0);
+	to[0] = 0;
+	root->self_samples += sroot->self_samples;
+	root->total_samples += sroot->total_samples;
+	root->calls += sroot->calls;
+	root->total_ns += sroot->total_ns;
+	root->self_ns += sroot->self_ns;
+	for (uint32_t id = 1; id < src->n; id++) { /* a parent's id is below its children's */
+		const struct emp_cct_node *n = emp_cct_node(src, id);
+		struct emp_cct_node *d = emp_cct_child(dst, emp_cct_node(dst, to[n->parent->id]), n->gid);
+		d->self_samples += n->self_samples;
+		d->total_samples += n->total_samples;
+		d->calls += n->calls;
+		d->total_ns += n->total_ns;
+		d->self_ns += n->self_ns;
+		to[id] = d->id;
+	}
+	free(to);
+}
+
 struct emp_cct_node *emp_cct_add_stack(struct emp_cct *c, const uint32_t *gids, uint32_t depth, uint64_t count)
 {
 	struct emp_cct_node *n = emp_cct_root(c);

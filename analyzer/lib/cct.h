@@ -47,6 +47,10 @@ struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *paren
 /* emp_cct_find_child - the child of @parent for @gid, or NULL. */
 struct emp_cct_node *emp_cct_find_child(const struct emp_cct *c, const struct emp_cct_node *parent, uint32_t gid);
 
+/* emp_cct_add_tree - add every node of @src (same symbol ids) to @dst, creating the missing ones in @src's
+ * creation order, so @dst ends as if @src's figures had been added to it directly. */
+void emp_cct_add_tree(struct emp_cct *dst, const struct emp_cct *src);
+
 /* emp_cct_add_stack - add @count samples of the stack @gids (root first, @depth frames): total_samples grows on
  * the root and on every node of the path, self_samples on the leaf (on the root for an empty stack).
  * Return: the leaf node. */

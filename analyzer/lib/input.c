@@ -29,7 +29,9 @@ struct emp_dump_reader *emp_input_reader(struct emp_input *in, const char *path)
 unsigned emp_input_jobs(const struct emp_input *in)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return !in || !in->jobs ? 1 : in->jobs == EMP_INPUT_JOBS_ALL ? (unsigned)(cpus > 1 ? cpus : 1) : in->jobs;
+	if (!in)
+		return 1;
+	return !in->jobs || in->jobs == EMP_INPUT_JOBS_ALL ? (unsigned)(cpus > 1 ? cpus : 1) : in->jobs;
 }
 
 struct emp_dump_reader *emp_input_open(struct emp_input *in, const char *path)

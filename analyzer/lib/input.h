@@ -12,8 +12,9 @@ struct emp_dump_reader;
 struct emp_input {
 	int allow_truncated;     /* a truncated dump is not an error (exit 0) */
 	int exit_code;           /* worst status so far (util.h EMP_EXIT_*) */
-	unsigned jobs;           /* threads decoding each dump's chunks ahead (dump_reader.h emp_dump_reader_set_jobs); 0
-				    or 1: the reading thread alone; EMP_INPUT_JOBS_ALL: one per online CPU */
+	unsigned jobs;           /* threads folding (trace_fold.h) or decoding ahead (dump_reader.h
+				    emp_dump_reader_set_jobs) each dump's chunks; 1: the reading thread alone; 0 or
+				    EMP_INPUT_JOBS_ALL: one per online CPU */
 };
 
 #define EMP_INPUT_JOBS_ALL UINT_MAX
@@ -24,7 +25,7 @@ struct emp_dump_reader *emp_input_open(struct emp_input *in, const char *path);
 /* emp_input_reader - emp_input_open() without the decoding threads (for a caller that sets its own:
  * emp_dump_reader_set_fold() with emp_input_jobs()). */
 struct emp_dump_reader *emp_input_reader(struct emp_input *in, const char *path);
-/* emp_input_jobs - the threads @in asks for (>= 1; @in may be NULL: 1). */
+/* emp_input_jobs - the threads @in asks for (>= 1; @in may be NULL: 1; 0 asks for one per online CPU). */
 unsigned emp_input_jobs(const struct emp_input *in);
 /* emp_input_done - after a dump was read to its end: report truncation/corruption (naming file and offset) and
  * record the exit status. */

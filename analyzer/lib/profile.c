@@ -11,6 +11,7 @@
 #include "deinstr.h"
 #include "dump_reader.h"
 #include "trace.h"
+#include "trace_fold.h"
 #include "util.h"
 
 int emp_profile_opt(struct emp_profile_opts *po, int opt, const char *arg)
@@ -185,6 +186,92 @@ void emp_profile_describe(struct emp_dump_reader *r, uint64_t samples, struct em
 	emp_notes_add(notes, "%s: losses and sampler outcomes:%s", path, len ? line : " none");
 }
 
+/* What a dump's --threads verdicts need: per dump thread id 0 unknown, 1 no, 2 yes (first asked in file order,
+ * as the events ask). */
+struct thread_filter {
+	const char *list;
+	struct emp_dump_reader *r;
+	signed char *want;
+	uint32_t cap;
+};
+
+static int thread_is_wanted(struct thread_filter *tf, uint32_t thread)
+{
+	if (thread >= tf->cap) {
+		uint32_t m = thread + 64;
+		tf->want = emp_xrealloc(tf->want, m);
+		memset(tf->want + tf->cap, 0, m - tf->cap);
+		tf->cap = m;
+	}
+	if (!tf->want[thread])
+		tf->want[thread] = thread_wanted(tf->list, emp_dump_thread(tf->r, thread)) ? 2 : 1;
+	return tf->want[thread] == 2;
+}
+
+static int skip_thread(void *arg, uint32_t thread)
+{
+	return !thread_is_wanted(arg, thread);
+}
+
+/* The traced calls of dump @r (and its notes), as trace.h gives them; @traced: its traced time. */
+static void traced_notes(struct emp_profile *p, struct emp_dump_reader *r, const char *file,
+			 struct emp_symtab_map *map, const struct emp_trace_stats *ts, uint64_t last_ticks,
+			 uint64_t traced)
+{
+	emp_notes_add(&p->notes, "%s: %" PRIu64 " traced calls folded in (%" PRIu64 " still open at the end, %" PRIu64
+			     " exits without entry)",
+		      file, ts->calls, ts->unclosed, ts->exit_without_entry);
+	emp_deinstr_apply(r, file, p->st, map, last_ticks, traced, &p->notes);
+}
+
+/* What every dump adds to the profile once read: its status, the sampling figures, its notes. */
+static void dump_done(struct emp_profile *p, struct emp_input *in, struct emp_dump_reader *r, uint64_t samples)
+{
+	emp_input_done(in, r);
+	p->samples += samples;
+	const char *iv = emp_dump_meta(r, "interval_ns");
+	if (!p->interval_ns && iv)
+		p->interval_ns = strtoull(iv, NULL, 10);
+	const char *engine = emp_dump_meta(r, "sample_engine");
+	if (!*p->engine && engine)
+		snprintf(p->engine, sizeof(p->engine), "%s", engine);
+	emp_profile_describe(r, samples, &p->notes);
+}
+
+/* Load trace dump @file with trace_fold.h (every chunk on its own core) at clock rate @hz.  Return: 1 done (or
+ * reported unreadable), 0 when it needs trace.h's reading (nothing was added). */
+static int load_folded(struct emp_profile *p, const struct emp_profile_opts *po, struct emp_input *in,
+		       const char *file, double hz)
+{
+	struct emp_dump_reader *r = emp_input_reader(in, file);
+	if (!r)
+		return 1;
+	struct emp_symtab_map *map = emp_symtab_map_new(p->st, r);
+	struct emp_cct *cct = emp_cct_new(); /* this dump's, added to the profile's once all of it folded */
+	struct emp_trace_fold *f = emp_trace_fold_new(r, emp_input_jobs(in), hz, 0, cct, map);
+	struct thread_filter tf = { .list = po->threads, .r = r };
+	struct emp_trace_stats ts;
+	uint64_t self_ns, last_ticks, events;
+	int rc;
+	while ((rc = emp_trace_fold_next(f, po->threads ? skip_thread : NULL, &tf)) > 0)
+		;
+	if (!rc)
+		rc = emp_trace_fold_finish(f, &ts, &self_ns, &last_ticks, &events);
+	emp_trace_fold_free(f);
+	if (!rc) {
+		emp_cct_add_tree(p->cct, cct);
+		p->trace_events += events;
+		if (events)
+			traced_notes(p, r, file, map, &ts, last_ticks, emp_cct_root(cct)->total_ns);
+		dump_done(p, in, r, 0);
+	}
+	free(tf.want);
+	emp_cct_free(cct);
+	emp_symtab_map_free(map);
+	emp_dump_reader_close(r);
+	return !rc;
+}
+
 void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, struct emp_input *in, char **files,
 		      int n)
 {
@@ -194,30 +281,22 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 	uint32_t *gids = emp_xmalloc(EMP_MAX_FRAMES * sizeof(*gids));
 	struct verdicts inc = { 0 }, exc = { 0 };
 	for (int f = 0; f < n; f++) {
+		double hz = emp_trace_fold_probe(files[f]);
+		if (hz > 0 && load_folded(p, po, in, files[f], hz))
+			continue;
 		struct emp_dump_reader *r = emp_input_open(in, files[f]);
 		if (!r)
 			continue;
 		struct emp_symtab_map *map = emp_symtab_map_new(p->st, r);
 		struct emp_trace_cct tc = { .cct = p->cct, .map = map, .r = r };
 		struct emp_trace *tr = NULL; /* created at the first trace event */
-		signed char *twant = NULL; /* per dump thread id: 0 unknown, 1 no, 2 yes */
-		uint32_t tcap = 0;
+		struct thread_filter tf = { .list = po->threads, .r = r };
 		uint64_t samples = 0, last_ticks = 0, traced_before = emp_cct_root(p->cct)->total_ns;
 		struct emp_event ev;
 		while (emp_dump_reader_next(r, &ev)) {
 			last_ticks = ev.ticks > last_ticks ? ev.ticks : last_ticks;
 			if (po->threads) {
-				if (ev.thread >= tcap) {
-					uint32_t m = ev.thread + 64;
-					twant = emp_xrealloc(twant, m);
-					memset(twant + tcap, 0, m - tcap);
-					tcap = m;
-				}
-				if (!twant[ev.thread]) {
-					const struct emp_dump_thread *th = emp_dump_thread(r, ev.thread);
-					twant[ev.thread] = thread_wanted(po->threads, th) ? 2 : 1;
-				}
-				if (twant[ev.thread] != 2 && !vthread_wanted(po->threads, &ev)) {
+				if (!thread_is_wanted(&tf, ev.thread) && !vthread_wanted(po->threads, &ev)) {
 					p->filtered += ev.kind == EMP_EV_SAMPLE;
 					continue;
 				}
@@ -251,24 +330,12 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 		}
 		if (tr) {
 			emp_trace_finish(tr, r);
-			const struct emp_trace_stats *ts = emp_trace_stats(tr);
-			emp_notes_add(&p->notes, "%s: %" PRIu64 " traced calls folded in (%" PRIu64 " still open at the end, %"
-					     PRIu64 " exits without entry)",
-					files[f], ts->calls, ts->unclosed, ts->exit_without_entry);
+			traced_notes(p, r, files[f], map, emp_trace_stats(tr), last_ticks,
+				     emp_cct_root(p->cct)->total_ns - traced_before);
 			emp_trace_free(tr);
-			emp_deinstr_apply(r, files[f], p->st, map, last_ticks,
-					  emp_cct_root(p->cct)->total_ns - traced_before, &p->notes);
 		}
-		emp_input_done(in, r);
-		p->samples += samples;
-		const char *iv = emp_dump_meta(r, "interval_ns");
-		if (!p->interval_ns && iv)
-			p->interval_ns = strtoull(iv, NULL, 10);
-		const char *engine = emp_dump_meta(r, "sample_engine");
-		if (!*p->engine && engine)
-			snprintf(p->engine, sizeof(p->engine), "%s", engine);
-		emp_profile_describe(r, samples, &p->notes);
-		free(twant);
+		dump_done(p, in, r, samples);
+		free(tf.want);
 		emp_symtab_map_free(map);
 		emp_dump_reader_close(r);
 	}

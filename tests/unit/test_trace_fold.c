@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* test_calls_fold.c - calls_fold.h against trace.h on random trace dumps cut into small chunks: the same validation
+/* test_trace_fold.c - trace_fold.h against trace.h on random trace dumps cut into small chunks: the same validation
  * counts, the same traced time, the same figures per method (calls, threw, totals, max, every histogram counter),
- * with one folder and with several; and the cases the fold hands back to trace.h. */
+ * the same calling-context tree node by node (ids, symbols, calls, total and self ns), with one folder and with
+ * several; and the cases the fold hands back to trace.h. */
 #include <criterion/criterion.h>
 
 #include <stdio.h>
@@ -10,11 +11,13 @@
 #include <unistd.h>
 
 #include "calls.h"
-#include "calls_fold.h"
+#include "cct.h"
 #include "dump_reader.h"
 #include "dump_writer.h"
 #include "dumpfile.h"
+#include "symtab.h"
 #include "trace.h"
+#include "trace_fold.h"
 
 #define METHODS 40
 #define THREADS 5
@@ -109,6 +112,8 @@ struct figures {
 	uint64_t self_ns, last_ticks;
 	struct emp_calls_method *m;
 	uint32_t cap;
+	struct emp_symtab *symtab;
+	struct emp_cct *cct;
 };
 
 static void figures_free(struct figures *x)
@@ -116,12 +121,15 @@ static void figures_free(struct figures *x)
 	for (uint32_t k = 0; k < x->cap; k++)
 		emp_calls_free(&x->m[k]);
 	free(x->m);
+	emp_cct_free(x->cct);
+	emp_symtab_free(x->symtab);
 }
 
 struct serial_ctx {
 	struct figures *x;
 	struct emp_dump_reader *r;
 	struct emp_trace_clock clock;
+	struct emp_trace_cct tc;
 };
 
 static struct emp_calls_method *slot(void *arg, uint32_t method)
@@ -132,10 +140,16 @@ static struct emp_calls_method *slot(void *arg, uint32_t method)
 	return &x->m[method];
 }
 
+static void on_enter(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent)
+{
+	struct serial_ctx *sc = arg;
+	emp_trace_cct_ops.on_enter(&sc->tc, c, parent);
+}
+
 static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
 {
-	(void)parent;
 	struct serial_ctx *sc = arg;
+	emp_trace_cct_ops.on_call(&sc->tc, c, parent);
 	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
 	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
 	emp_trace_clock_sync(&sc->clock, sc->r);
@@ -150,8 +164,11 @@ static void serial(const char *path, struct figures *x, enum emp_dump_status sta
 	struct emp_dump_reader *r;
 	char err[256];
 	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	struct serial_ctx sc = { .x = x, .r = r };
-	static const struct emp_trace_ops ops = { .on_call = on_call };
+	x->symtab = emp_symtab_new();
+	x->cct = emp_cct_new();
+	struct emp_symtab_map *map = emp_symtab_map_new(x->symtab, r);
+	struct serial_ctx sc = { .x = x, .r = r, .tc = { .cct = x->cct, .map = map, .r = r } };
+	static const struct emp_trace_ops ops = { .on_enter = on_enter, .on_call = on_call };
 	struct emp_trace *t = emp_trace_new(&ops, &sc);
 	struct emp_event e;
 	while (emp_dump_reader_next(r, &e)) {
@@ -162,6 +179,7 @@ static void serial(const char *path, struct figures *x, enum emp_dump_status sta
 	emp_trace_finish(t, r);
 	x->st = *emp_trace_stats(t);
 	emp_trace_free(t);
+	emp_symtab_map_free(map);
 	emp_dump_reader_close(r);
 }
 
@@ -171,24 +189,24 @@ static int folded(const char *path, unsigned jobs, double hz, struct figures *x,
 	struct emp_dump_reader *r;
 	char err[256];
 	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	struct emp_calls_fold *f = emp_calls_fold_new(emp_dump_reader_version_minor(r), hz);
-	int folders = emp_dump_reader_set_fold(r, jobs, emp_calls_fold_chunk, emp_calls_fold_chunk_free, f);
-	cr_assert_geq(folders, 1);
-	cr_assert_leq(folders, (int)jobs + 1);
-	emp_calls_fold_set_folders(f, (unsigned)folders);
-	uint32_t thread;
-	void *summary;
-	int rc = 0;
-	while (!rc && emp_dump_reader_next_folded(r, &thread, &summary))
-		rc = emp_calls_fold_merge(f, r, thread, summary);
-	emp_dump_reader_stop(r);
+	x->symtab = emp_symtab_new();
+	x->cct = emp_cct_new();
+	struct emp_symtab_map *map = emp_symtab_map_new(x->symtab, r);
+	struct emp_trace_fold *f = emp_trace_fold_new(r, jobs, hz, 1, x->cct, map);
+	uint64_t events = 0;
+	int rc;
+	while ((rc = emp_trace_fold_next(f, NULL, NULL)) > 0)
+		;
 	if (!rc) {
 		cr_assert_eq(emp_dump_reader_status(r), status);
-		rc = emp_calls_fold_finish(f, r, &x->st, &x->self_ns, &x->last_ticks);
+		rc = emp_trace_fold_finish(f, &x->st, &x->self_ns, &x->last_ticks, &events);
 	}
-	if (!rc)
-		emp_calls_fold_collect(f, slot, x);
-	emp_calls_fold_free(f);
+	if (!rc) {
+		cr_assert_gt(events, 2 * x->st.calls - 1);
+		emp_trace_fold_collect(f, slot, x);
+	}
+	emp_trace_fold_free(f);
+	emp_symtab_map_free(map);
 	emp_dump_reader_close(r);
 	return rc;
 }
@@ -207,6 +225,16 @@ static void assert_same(const struct figures *a, const struct figures *b)
 	cr_assert_eq(a->st.max_depth, b->st.max_depth);
 	cr_assert_eq(a->self_ns, b->self_ns);
 	cr_assert_eq(a->last_ticks, b->last_ticks);
+	cr_assert_eq(emp_cct_size(a->cct), emp_cct_size(b->cct));
+	for (uint32_t id = 0; id < emp_cct_size(a->cct); id++) {
+		const struct emp_cct_node *x = emp_cct_node(a->cct, id), *y = emp_cct_node(b->cct, id);
+		cr_assert_eq(x->gid, y->gid, "node %u", id);
+		cr_assert_eq(x->parent ? x->parent->id : 0, y->parent ? y->parent->id : 0, "node %u", id);
+		cr_assert_eq(x->calls, y->calls, "node %u", id);
+		cr_assert_eq(x->total_ns, y->total_ns, "node %u", id);
+		cr_assert_eq(x->self_ns, y->self_ns, "node %u", id);
+	}
+	cr_assert_gt(emp_cct_root(a->cct)->total_ns, 0);
 	uint32_t n = a->cap > b->cap ? a->cap : b->cap;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct emp_calls_method z = { 0 };
@@ -230,7 +258,7 @@ static void assert_same(const struct figures *a, const struct figures *b)
 /* Serial and folded (1 and 3 workers) on @sh; return how many of the two folds handed the dump back. */
 static int compare(const struct shape *sh)
 {
-	char path[] = "/tmp/emp-calls-fold-XXXXXX";
+	char path[] = "/tmp/emp-trace-fold-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
 	close(fd);
@@ -255,7 +283,7 @@ static int compare(const struct shape *sh)
 	return handed_back;
 }
 
-Test(calls_fold, equals_trace_h_on_nested_calls_across_chunks)
+Test(trace_fold, equals_trace_h_on_nested_calls_across_chunks)
 {
 	for (unsigned seed = 1; seed <= 6; seed++) {
 		struct shape sh = { .seed = seed, .hz = seed % 2 ? 1e9 : 2596131425.769 };
@@ -263,7 +291,7 @@ Test(calls_fold, equals_trace_h_on_nested_calls_across_chunks)
 	}
 }
 
-Test(calls_fold, equals_trace_h_with_exits_without_entry_and_cpu_events)
+Test(trace_fold, equals_trace_h_with_exits_without_entry_and_cpu_events)
 {
 	for (unsigned seed = 11; seed <= 14; seed++) {
 		struct shape sh = { .seed = seed, .hz = 1e9, .exits_without_entry = 1, .cpu_events = 1 };
@@ -271,7 +299,7 @@ Test(calls_fold, equals_trace_h_with_exits_without_entry_and_cpu_events)
 	}
 }
 
-Test(calls_fold, time_violations_are_the_same_or_handed_back)
+Test(trace_fold, time_violations_are_the_same_or_handed_back)
 {
 	int folded_ok = 0;
 	for (unsigned seed = 21; seed <= 28; seed++) {
@@ -281,9 +309,9 @@ Test(calls_fold, time_violations_are_the_same_or_handed_back)
 	cr_assert_gt(folded_ok, 0); /* not every one is handed back: the merge's checks themselves are compared */
 }
 
-Test(calls_fold, a_sample_event_or_another_clock_rate_hands_the_dump_back)
+Test(trace_fold, a_sample_event_or_another_clock_rate_hands_the_dump_back)
 {
-	char path[] = "/tmp/emp-calls-fold-XXXXXX";
+	char path[] = "/tmp/emp-trace-fold-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
 	close(fd);
@@ -301,9 +329,9 @@ Test(calls_fold, a_sample_event_or_another_clock_rate_hands_the_dump_back)
 }
 
 /* A damaged chunk in the middle: the reading stops there; chunks the workers folded beyond it must not count. */
-Test(calls_fold, a_corrupt_chunk_counts_nothing_folded_beyond_it)
+Test(trace_fold, a_corrupt_chunk_counts_nothing_folded_beyond_it)
 {
-	char path[] = "/tmp/emp-calls-fold-XXXXXX";
+	char path[] = "/tmp/emp-trace-fold-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
 	close(fd);

@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: MIT */
+/* trace_fold.c - trace.h's calls folded chunk by chunk on every core; see trace_fold.h. */
+#include "trace_fold.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cct.h"
+#include "dump_reader.h"
+#include "symtab.h"
+#include "util.h"
+#include "varint.h"
+
+/* An open call: what trace.c keeps of it, less what only its own numbering needs. */
+struct frame {
+	uint64_t tin;
+	uint64_t child_ticks; /* durations of its complete direct callees */
+	uint64_t child_tout;  /* exit of its last complete direct callee (has_child) */
+	uint32_t method;      /* dump-local id */
+	uint32_t has_child;
+	uint32_t node;        /* its tree node: the chunk's (worker) or the tree's id (real stack) */
+	uint32_t pad;
+};
+
+/* A virtual level of a chunk (trace_fold.h): the unknown call k levels below the chunk's first open call. */
+struct level {
+	uint64_t child_ticks;    /* summed durations of its direct callees complete in the chunk */
+	uint64_t child_ns;       /* the same in ns, each rounded (the tree root's traced time if these are roots) */
+	uint64_t nchild;         /* their number */
+	uint64_t first_tin;      /* entry of its first direct callee in the chunk (entered > 0) */
+	uint64_t min_tin;        /* the smallest entry of those */
+	uint64_t last_tout;      /* exit of the last complete one (nchild > 0) */
+	uint64_t sib_violations; /* callees entered before the previous one exited: violations if it is a call */
+	uint64_t pop_tout;       /* the exit that closed it (every level but the last) */
+	uint32_t entered;        /* direct callees entered in the chunk */
+	uint32_t max_depth;      /* deepest count of calls open above it in the chunk */
+	uint32_t pop_threw;      /* that exit was EXIT_THROW */
+	uint32_t pad;
+};
+
+/* A calling context of a chunk's tree. */
+struct lnode {
+	int64_t parent;          /* its parent's index, or -1 - k under level k */
+	uint32_t method;         /* dump-local id */
+	uint32_t pad;
+	uint64_t calls, total_ns, self_ns;
+};
+
+/* A chunk's summary, handed from its worker to the reading thread. */
+struct summary {
+	int ok;                       /* 0: the chunk holds what the fold does not handle */
+	uint32_t nlevels, nopen;      /* levels (closed ones + the last), calls open at the end */
+	uint32_t nnodes;              /* the chunk's tree, in creation order */
+	uint32_t has_enter, max_method;
+	uint64_t events;              /* ENTER, EXIT and EXIT_THROW events */
+	uint64_t calls, threw, self_ns, max_ticks, time_violations;
+	struct level *levels;         /* these point into the same allocation */
+	struct frame *open;
+	struct lnode *nodes;
+};
+
+/* A chunk's tree under construction: nodes and an open-addressing table (parent, method) -> node, emptied for the
+ * next chunk by a new generation rather than cleared. */
+struct ltree {
+	struct lnode *nodes;
+	uint32_t n, cap;
+	struct {
+		uint32_t gen, node;
+	} *slots;
+	uint32_t nslots, gen;
+};
+
+/* One folder's state: a worker's, or the reading thread's (the last), never used by two threads at once. */
+struct folder {
+	struct emp_calls_method *m; /* by dump-local method id */
+	uint32_t cap;
+	struct frame *stack;
+	uint32_t stack_cap;
+	struct level *levels;
+	uint32_t levels_cap;
+	struct ltree tree;
+	struct emp_trace_clock clock;
+};
+
+/* The reading thread's view of one dump thread: its real stack of open calls. */
+struct rthread {
+	struct frame *stack;
+	uint32_t depth, cap;
+};
+
+struct emp_trace_fold {
+	struct emp_dump_reader *r;
+	unsigned minor;
+	double hz;
+	int methods;                 /* per-method figures wanted */
+	struct emp_cct *cct;         /* the tree wanted, or NULL */
+	struct emp_symtab_map *map;
+	uint32_t *gnode;             /* scratch of the merge: a chunk's nodes' tree ids */
+	uint32_t gnode_cap;
+	unsigned nfolders;
+	struct folder **folders;
+	struct rthread *threads;
+	uint32_t nthreads;
+	struct emp_trace_stats st;
+	uint64_t self_ns, max_ticks, events;
+	uint64_t folded;  /* chunks folded: atomic, added to by every folder; read once the workers stopped */
+	uint64_t merged;  /* chunks merged or skipped (the reading thread) */
+	int failed;       /* a merge answered -1 */
+};
+
+double emp_trace_fold_probe(const char *path)
+{
+	struct emp_dump_reader *r;
+	char err[512];
+	struct emp_event ev;
+	if (emp_dump_reader_open(path, &r, err, sizeof(err)))
+		return 0;
+	double hz = 0;
+	if (emp_dump_reader_next(r, &ev)) {
+		const char *mode = emp_dump_meta(r, "mode");
+		if (mode && !strcmp(mode, "trace"))
+			hz = emp_dump_clock_hz(r);
+	}
+	emp_dump_reader_close(r);
+	return hz;
+}
+
+static void *fold_chunk(void *arg, unsigned folder, const uint8_t *p, size_t len);
+
+struct emp_trace_fold *emp_trace_fold_new(struct emp_dump_reader *r, unsigned jobs, double hz, int methods,
+					  struct emp_cct *cct, struct emp_symtab_map *map)
+{
+	struct emp_trace_fold *f = emp_xcalloc(1, sizeof(*f));
+	f->r = r;
+	f->minor = emp_dump_reader_version_minor(r);
+	f->hz = hz;
+	f->methods = methods;
+	f->cct = cct;
+	f->map = map;
+	int n = emp_dump_reader_set_fold(r, jobs, fold_chunk, free, f);
+	f->failed = n < 1 || !(hz > 0);
+	f->nfolders = n < 1 ? 1 : (unsigned)n;
+	f->folders = emp_xcalloc(f->nfolders, sizeof(*f->folders));
+	for (unsigned i = 0; i < f->nfolders; i++) {
+		f->folders[i] = emp_xcalloc(1, sizeof(*f->folders[i]));
+		if (hz > 0)
+			emp_trace_clock_set(&f->folders[i]->clock, hz);
+	}
+	return f;
+}
+
+void emp_trace_fold_free(struct emp_trace_fold *f)
+{
+	if (!f)
+		return;
+	emp_dump_reader_stop(f->r); /* no worker folds into f any more */
+	for (unsigned i = 0; i < f->nfolders; i++) {
+		struct folder *w = f->folders[i];
+		for (uint32_t k = 0; k < w->cap; k++)
+			emp_calls_free(&w->m[k]);
+		free(w->m);
+		free(w->stack);
+		free(w->levels);
+		free(w->tree.nodes);
+		free(w->tree.slots);
+		free(w);
+	}
+	free(f->folders);
+	for (uint32_t t = 0; t < f->nthreads; t++)
+		free(f->threads[t].stack);
+	free(f->threads);
+	free(f->gnode);
+	free(f);
+}
+
+/* add_call() adds to a node's calls, total_ns and self_ns as three consecutive counters, in either tree. */
+_Static_assert(offsetof(struct lnode, total_ns) == offsetof(struct lnode, calls) + 8 &&
+		       offsetof(struct lnode, self_ns) == offsetof(struct lnode, calls) + 16,
+	       "struct lnode: calls, total_ns, self_ns");
+_Static_assert(offsetof(struct emp_cct_node, total_ns) == offsetof(struct emp_cct_node, calls) + 8 &&
+		       offsetof(struct emp_cct_node, self_ns) == offsetof(struct emp_cct_node, calls) + 16,
+	       "struct emp_cct_node: calls, total_ns, self_ns");
+
+/* ---- the workers' side ---------------------------------------------------------------------------------------- */
+
+static struct emp_calls_method *method_slot(struct folder *w, uint32_t id)
+{
+	if (id >= w->cap)
+		w->m = emp_calls_table_grow(w->m, &w->cap, id + 1);
+	return &w->m[id];
+}
+
+static uint32_t tree_hash(int64_t parent, uint32_t method, uint32_t mask)
+{
+	uint64_t k = ((uint64_t)parent << 32 ^ method) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(k >> 32) & mask;
+}
+
+/* The chunk tree's node for @method under @parent (a node index, or -1 - k for level k), created when absent. */
+static uint32_t tree_child(struct ltree *t, int64_t parent, uint32_t method)
+{
+	if (2 * (t->n + 1) > t->nslots) { /* at most half full: rehash into twice the room */
+		uint32_t nslots = t->nslots ? 2 * t->nslots : 1024;
+		free(t->slots);
+		t->slots = emp_xcalloc(nslots, sizeof(*t->slots));
+		t->nslots = nslots;
+		t->gen = 1;
+		for (uint32_t id = 0; id < t->n; id++) {
+			uint32_t i = tree_hash(t->nodes[id].parent, t->nodes[id].method, nslots - 1);
+			while (t->slots[i].gen == t->gen)
+				i = (i + 1) & (nslots - 1);
+			t->slots[i].gen = t->gen;
+			t->slots[i].node = id;
+		}
+	}
+	uint32_t mask = t->nslots - 1;
+	for (uint32_t i = tree_hash(parent, method, mask);; i = (i + 1) & mask) {
+		if (t->slots[i].gen != t->gen) {
+			if (t->n == t->cap) {
+				t->cap = t->cap ? 2 * t->cap : 1024;
+				t->nodes = emp_xrealloc(t->nodes, t->cap * sizeof(*t->nodes));
+			}
+			t->nodes[t->n] = (struct lnode){ .parent = parent, .method = method };
+			t->slots[i].gen = t->gen;
+			t->slots[i].node = t->n;
+			return t->n++;
+		}
+		const struct lnode *n = &t->nodes[t->slots[i].node];
+		if (n->parent == parent && n->method == method)
+			return t->slots[i].node;
+	}
+}
+
+/* A call closed at @tout: trace.c's leave() figures for it (per method into @w's table when @methods, into @node's
+ * figures when not NULL).  Return: its duration in ns. */
+static inline __attribute__((always_inline)) uint64_t add_call(struct folder *w, int methods, struct summary *s,
+							       const struct frame *c, uint64_t tout, int threw,
+							       uint64_t *node)
+{
+	uint64_t dur = tout >= c->tin ? tout - c->tin : 0;
+	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
+	uint64_t ns = emp_trace_clock_ns(&w->clock, dur), self_ns = emp_trace_clock_ns(&w->clock, self);
+	s->self_ns += self_ns;
+	s->calls++;
+	s->threw += (uint64_t)threw;
+	if (methods)
+		emp_calls_add(method_slot(w, c->method), ns, self_ns, threw);
+	if (node) { /* calls, total_ns, self_ns as struct lnode and struct emp_cct_node lay them out */
+		node[0]++;
+		node[1] += ns;
+		node[2] += self_ns;
+	}
+	return ns;
+}
+
+/* A varint, the one-byte case (every EXIT head) inline. */
+static inline int get(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	if (*p < end && **p < 0x80) {
+		*v = *(*p)++;
+		return 0;
+	}
+	return emp_varint_get(p, end, v);
+}
+
+static struct level *new_level(struct folder *w, uint32_t n)
+{
+	if (n >= w->levels_cap) {
+		w->levels_cap = w->levels_cap ? 2 * w->levels_cap : 16;
+		w->levels = emp_xrealloc(w->levels, w->levels_cap * sizeof(*w->levels));
+	}
+	memset(&w->levels[n], 0, sizeof(w->levels[n]));
+	return &w->levels[n];
+}
+
+static void *fold_chunk(void *arg, unsigned folder, const uint8_t *p, size_t len)
+{
+	struct emp_trace_fold *f = arg;
+	struct folder *w = f->folders[folder];
+	struct ltree *t = f->cct ? &w->tree : NULL;
+	const int methods = f->methods;
+	const uint8_t *end = p + len;
+	struct summary s = { .ok = 1 };
+	uint64_t thread, ticks = 0, head, dt, extra;
+	uint32_t d = 0, nl = 0;
+	struct level *lv = new_level(w, nl++);
+	if (t) {
+		t->n = 0;
+		t->gen++;
+	}
+	if (get(&p, end, &thread) || get(&p, end, &ticks))
+		s.ok = 0;
+	while (s.ok && p < end) {
+		if (get(&p, end, &head) || get(&p, end, &dt)) {
+			s.ok = 0;
+			break;
+		}
+		unsigned kind = (unsigned)(head & ((1u << EMP_EV_KIND_BITS) - 1));
+		uint64_t rest = head >> EMP_EV_KIND_BITS;
+		ticks += (uint64_t)emp_unzigzag(dt);
+		if (ticks > s.max_ticks)
+			s.max_ticks = ticks;
+		if (kind == EMP_EV_ENTER) {
+			if (rest > UINT32_MAX) {
+				s.ok = 0;
+				break;
+			}
+			if (d == w->stack_cap) {
+				w->stack_cap = w->stack_cap ? 2 * w->stack_cap : 64;
+				w->stack = emp_xrealloc(w->stack, w->stack_cap * sizeof(*w->stack));
+			}
+			if (d) { /* trace.c enter()'s checks against the caller */
+				const struct frame *parent = &w->stack[d - 1];
+				s.time_violations += (uint64_t)(ticks < parent->tin);
+				s.time_violations += (uint64_t)(parent->has_child && parent->child_tout > ticks);
+			} else { /* the caller is the level's call: its checks wait for the merge */
+				if (!lv->entered++)
+					lv->first_tin = lv->min_tin = ticks;
+				else if (ticks < lv->min_tin)
+					lv->min_tin = ticks;
+				lv->sib_violations += (uint64_t)(lv->nchild && lv->last_tout > ticks);
+			}
+			uint32_t node = 0;
+			if (t)
+				node = tree_child(t, d ? (int64_t)w->stack[d - 1].node : -1 - (int64_t)(nl - 1),
+						  (uint32_t)rest);
+			w->stack[d++] = (struct frame){ .tin = ticks, .method = (uint32_t)rest, .node = node };
+			if (d > lv->max_depth)
+				lv->max_depth = d;
+			if (methods && rest < w->cap)
+				emp_calls_prefetch(&w->m[rest]);
+			if (!s.has_enter || rest > s.max_method)
+				s.max_method = (uint32_t)rest;
+			s.has_enter = 1;
+			s.events++;
+		} else if (kind == EMP_EV_EXIT || kind == EMP_EV_EXIT_THROW) {
+			int threw = kind == EMP_EV_EXIT_THROW;
+			if (rest) {
+				s.ok = 0;
+				break;
+			}
+			s.events++;
+			if (!d) { /* closes the level's call */
+				lv->pop_tout = ticks;
+				lv->pop_threw = (uint32_t)threw;
+				lv = new_level(w, nl++);
+				continue;
+			}
+			const struct frame *c = &w->stack[--d];
+			s.time_violations += (uint64_t)(ticks < c->tin || (c->has_child && ticks < c->child_tout));
+			uint64_t ns = add_call(w, methods, &s, c, ticks, threw, t ? &t->nodes[c->node].calls : NULL);
+			uint64_t dur = ticks >= c->tin ? ticks - c->tin : 0;
+			if (d) {
+				struct frame *parent = &w->stack[d - 1];
+				parent->child_ticks += dur;
+				parent->child_tout = ticks;
+				parent->has_child = 1;
+			} else {
+				lv->child_ticks += dur;
+				lv->child_ns += ns;
+				lv->last_tout = ticks;
+				lv->nchild++;
+			}
+		} else if ((kind == EMP_EV_CPU && f->minor >= 2) || (kind == EMP_EV_VTHREAD && f->minor >= 3)) {
+			/* no part of a trace; checked as the reader checks them */
+			if (rest || emp_varint_get(&p, end, &extra))
+				s.ok = 0;
+		} else {
+			s.ok = 0; /* SAMPLE events, unknown kinds: the reader's own path */
+		}
+	}
+	/* One allocation: the summary, its levels, the calls still open, the chunk's tree. */
+	s.nnodes = t ? t->n : 0;
+	size_t lv_bytes = nl * sizeof(struct level), open_bytes = d * sizeof(struct frame);
+	size_t node_bytes = s.nnodes * sizeof(struct lnode);
+	struct summary *out = emp_xmalloc(sizeof(*out) + lv_bytes + open_bytes + node_bytes);
+	*out = s;
+	out->nlevels = nl;
+	out->nopen = d;
+	out->levels = (struct level *)(out + 1);
+	out->open = (struct frame *)((char *)out->levels + lv_bytes);
+	out->nodes = (struct lnode *)((char *)out->open + open_bytes);
+	memcpy(out->levels, w->levels, lv_bytes);
+	memcpy(out->open, w->stack, open_bytes);
+	if (node_bytes)
+		memcpy(out->nodes, t->nodes, node_bytes);
+	/* Relaxed: only a count; emp_trace_fold_finish() reads it after the workers were joined (pthread_join orders
+	 * every worker's additions before it). */
+	__atomic_fetch_add(&f->folded, 1, __ATOMIC_RELAXED);
+	return out;
+}
+
+/* ---- the reading thread's side -------------------------------------------------------------------------------- */
+
+static struct rthread *rthread(struct emp_trace_fold *f, uint32_t id)
+{
+	if (id >= f->nthreads) {
+		uint32_t n = id + 16;
+		f->threads = emp_xrealloc(f->threads, n * sizeof(*f->threads));
+		memset(f->threads + f->nthreads, 0, (n - f->nthreads) * sizeof(*f->threads));
+		f->nthreads = n;
+	}
+	return &f->threads[id];
+}
+
+/* Graft @s's tree onto the real one: each node under its parent, or under the call of its level (the tree's root
+ * below the real stack of @t); node ids of the open calls become the tree's. */
+static void graft(struct emp_trace_fold *f, struct summary *s, const struct rthread *t)
+{
+	struct emp_cct_node *root = emp_cct_root(f->cct);
+	if (s->nnodes > f->gnode_cap) {
+		f->gnode_cap = 2 * s->nnodes;
+		f->gnode = emp_xrealloc(f->gnode, f->gnode_cap * sizeof(*f->gnode));
+	}
+	for (uint32_t i = 0; i < s->nnodes; i++) {
+		const struct lnode *l = &s->nodes[i];
+		struct emp_cct_node *parent;
+		if (l->parent >= 0) {
+			parent = emp_cct_node(f->cct, f->gnode[l->parent]);
+		} else {
+			uint64_t k = (uint64_t)(-1 - l->parent);
+			parent = k < t->depth ? emp_cct_node(f->cct, t->stack[t->depth - 1 - k].node) : root;
+		}
+		struct emp_cct_node *n = emp_cct_child(f->cct, parent, emp_symtab_map_get(f->map, l->method));
+		n->calls += l->calls;
+		n->total_ns += l->total_ns;
+		n->self_ns += l->self_ns;
+		f->gnode[i] = n->id;
+	}
+	for (uint32_t i = 0; i < s->nopen; i++)
+		s->open[i].node = f->gnode[s->open[i].node];
+}
+
+static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
+{
+	if (!s || !s->ok || (s->has_enter && s->max_method >= emp_dump_methods_defined(f->r)) ||
+	    emp_dump_clock_hz(f->r) != f->hz)
+		return -1;
+	struct folder *w = f->folders[f->nfolders - 1]; /* the reading thread's */
+	struct rthread *t = rthread(f, thread);
+	struct emp_trace_stats *st = &f->st;
+	for (uint32_t k = 0; k < s->nlevels && k < t->depth; k++)
+		if (s->levels[k].entered && s->levels[k].min_tin < t->stack[t->depth - 1 - k].tin)
+			return -1; /* how many of its callees entered before it is not known */
+	if (f->cct)
+		graft(f, s, t);
+	struct emp_cct_node *root = f->cct ? emp_cct_root(f->cct) : NULL;
+	uint32_t depth = t->depth;
+	for (uint32_t k = 0; k < s->nlevels; k++) {
+		const struct level *lv = &s->levels[k];
+		int closed = k + 1 < s->nlevels;
+		if (k >= t->depth) { /* below the real stack: its callees are roots, its close an exit without entry */
+			st->traces += lv->nchild;
+			if (root)
+				root->total_ns += lv->child_ns;
+			if (lv->max_depth > st->max_depth)
+				st->max_depth = lv->max_depth;
+			st->exit_without_entry += (uint64_t)closed;
+			continue;
+		}
+		struct frame *c = &t->stack[t->depth - 1 - k];
+		if (lv->entered)
+			st->time_violations += (uint64_t)(c->has_child && c->child_tout > lv->first_tin);
+		if (lv->nchild) {
+			c->child_ticks += lv->child_ticks;
+			c->child_tout = lv->last_tout;
+			c->has_child = 1;
+		}
+		st->time_violations += lv->sib_violations;
+		if (t->depth - k + lv->max_depth > st->max_depth)
+			st->max_depth = t->depth - k + lv->max_depth;
+		if (!closed)
+			continue;
+		uint64_t tout = lv->pop_tout;
+		st->time_violations += (uint64_t)(tout < c->tin || (c->has_child && tout < c->child_tout));
+		uint64_t ns = add_call(w, f->methods, s, c, tout, (int)lv->pop_threw,
+				       f->cct ? &emp_cct_node(f->cct, c->node)->calls : NULL);
+		depth--;
+		if (depth) {
+			struct frame *parent = &t->stack[depth - 1];
+			parent->child_ticks += tout >= c->tin ? tout - c->tin : 0;
+			parent->child_tout = tout;
+			parent->has_child = 1;
+		} else {
+			st->traces++;
+			if (root)
+				root->total_ns += ns;
+		}
+	}
+	if (depth + s->nopen > t->cap) {
+		t->cap = 2 * (depth + s->nopen) + 16;
+		t->stack = emp_xrealloc(t->stack, t->cap * sizeof(*t->stack));
+	}
+	memcpy(t->stack + depth, s->open, s->nopen * sizeof(*s->open));
+	t->depth = depth + s->nopen;
+	st->calls += s->calls;
+	st->threw += s->threw;
+	st->time_violations += s->time_violations;
+	f->self_ns += s->self_ns;
+	f->events += s->events;
+	if (s->max_ticks > f->max_ticks)
+		f->max_ticks = s->max_ticks;
+	return 0;
+}
+
+int emp_trace_fold_next(struct emp_trace_fold *f, int (*skip_thread)(void *arg, uint32_t thread), void *arg)
+{
+	uint32_t thread;
+	void *s;
+	if (f->failed)
+		return -1;
+	if (!emp_dump_reader_next_folded(f->r, &thread, &s))
+		return 0;
+	f->merged++;
+	if (!skip_thread || !skip_thread(arg, thread))
+		f->failed = merge(f, thread, s) != 0;
+	free(s);
+	return f->failed ? -1 : 1;
+}
+
+int emp_trace_fold_finish(struct emp_trace_fold *f, struct emp_trace_stats *st, uint64_t *self_ns,
+			  uint64_t *last_ticks, uint64_t *events)
+{
+	emp_dump_reader_stop(f->r);
+	/* A chunk folded ahead but never merged (the reading stopped before it: a corrupt chunk) is in its folder's
+	 * figures all the same. */
+	if (f->failed || __atomic_load_n(&f->folded, __ATOMIC_RELAXED) != f->merged)
+		return -1;
+	for (uint32_t i = 0; i < f->nthreads; i++) {
+		const struct emp_dump_thread *th = emp_dump_thread(f->r, i);
+		f->st.unclosed += f->threads[i].depth;
+		if (th && (th->flags & EMP_THREAD_ENDED))
+			f->st.never_closed += f->threads[i].depth;
+		f->threads[i].depth = 0;
+	}
+	*st = f->st;
+	*self_ns = f->self_ns;
+	*last_ticks = f->max_ticks;
+	*events = f->events;
+	return 0;
+}
+
+void emp_trace_fold_collect(struct emp_trace_fold *f, struct emp_calls_method *(*slot)(void *arg, uint32_t method),
+			    void *arg)
+{
+	for (unsigned i = 0; i < f->nfolders; i++) {
+		const struct folder *w = f->folders[i];
+		for (uint32_t k = 0; k < w->cap; k++)
+			if (w->m[k].calls)
+				emp_calls_merge(slot(arg, k), &w->m[k]);
+	}
+}
