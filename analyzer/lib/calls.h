@@ -19,7 +19,9 @@
 struct emp_calls_method {
 	uint64_t calls, threw;
 	uint64_t total_ns, self_ns, max_ns;
-	uint64_t *hist;     /* the counters of slots lo .. hi - 1, EMP_CALLS_SUB each, slot by slot */
+	uint32_t *hist;     /* the counters of slots lo .. hi - 1, EMP_CALLS_SUB each, slot by slot: their low 32
+			       bits (half the bytes a call's counter miss brings in) */
+	uint64_t *carry;    /* their high bits, once a counter wrapped (NULL before) */
 	uint8_t lo, hi;     /* slot s holds durations of bit length s + EMP_CALLS_SUB_BITS - 1 (slot 0: < SUB) */
 	uint32_t last;      /* the counter counted last (index into hist): emp_calls_prefetch() */
 } __attribute__((aligned(64)));
@@ -28,7 +30,9 @@ struct emp_calls_method {
 
 /* emp_calls_hist_grow - widen @m's histogram to hold slot @slot (emp_calls_add's slow path).  Return: the counter
  * block (m->hist).  Exits when out of memory. */
-uint64_t *emp_calls_hist_grow(struct emp_calls_method *m, unsigned slot);
+uint32_t *emp_calls_hist_grow(struct emp_calls_method *m, unsigned slot);
+/* emp_calls_carry - counter @i of @m wrapped to 0: carry 2^32 into its high bits.  Exits when out of memory. */
+void emp_calls_carry(struct emp_calls_method *m, uint32_t i);
 
 /* emp_calls_add - one complete call of @ns inclusive and @self_ns self time.  Exits when out of memory.  Inline:
  * `calls` makes one per traced call, 10^8 and more. */
@@ -46,9 +50,10 @@ static inline void emp_calls_add(struct emp_calls_method *m, uint64_t ns, uint64
 		slot = e - EMP_CALLS_SUB_BITS + 1;
 		sub = (unsigned)(ns >> (e - EMP_CALLS_SUB_BITS)) & (EMP_CALLS_SUB - 1);
 	}
-	uint64_t *h = slot >= m->lo && slot < m->hi ? m->hist : emp_calls_hist_grow(m, slot);
+	uint32_t *h = slot >= m->lo && slot < m->hi ? m->hist : emp_calls_hist_grow(m, slot);
 	m->last = (slot - m->lo) * EMP_CALLS_SUB + sub;
-	h[m->last]++;
+	if (__builtin_expect(!++h[m->last], 0))
+		emp_calls_carry(m, m->last);
 }
 
 /* emp_calls_prefetch - a call of @m has started: bring the counter its last call counted into the cache, where
@@ -68,6 +73,8 @@ void emp_calls_merge(struct emp_calls_method *dst, const struct emp_calls_method
 /* emp_calls_quantile - the nearest-rank quantile @q (0 < q <= 1) of the inclusive durations, as above; 0 without
  * calls. */
 double emp_calls_quantile(const struct emp_calls_method *m, double q);
+/* emp_calls_bucket - the calls counted in slot @slot, sub-bucket @sub (0 outside the histogram). */
+uint64_t emp_calls_bucket(const struct emp_calls_method *m, unsigned slot, unsigned sub);
 /* emp_calls_free - the histogram (the figures stay). */
 void emp_calls_free(struct emp_calls_method *m);
 

@@ -2,7 +2,8 @@
 /* cct.c - calling-context tree; see cct.h.
  *
  * Nodes live in blocks of BLOCK nodes that are never reallocated (stable pointers).  Child lookup goes through one
- * open-addressing hash table keyed by (parent id, gid), linear probing, at most half full. */
+ * open-addressing hash table keyed by (parent id, gid), linear probing, at most half full; a slot holds its key, so
+ * a probe reads no node (a graft of trace_fold.h looks up every node of every chunk's tree). */
 #include "cct.h"
 
 #include <stdlib.h>
@@ -14,11 +15,16 @@
 #define BLOCK (1u << BLOCK_BITS)
 #define EMPTY UINT32_MAX
 
+struct slot {
+	uint32_t parent, gid; /* the key */
+	uint32_t id;          /* the node, EMPTY when free */
+};
+
 struct emp_cct {
 	struct emp_cct_node **blocks;
 	uint32_t nblocks;
 	uint32_t n;      /* nodes */
-	uint32_t *slots; /* node ids, EMPTY when free */
+	struct slot *slots;
 	uint32_t nslots;
 };
 
@@ -49,7 +55,7 @@ struct emp_cct *emp_cct_new(void)
 	struct emp_cct *c = emp_xcalloc(1, sizeof(*c));
 	c->nslots = 1024;
 	c->slots = emp_xmalloc(c->nslots * sizeof(*c->slots));
-	memset(c->slots, 0xff, c->nslots * sizeof(*c->slots));
+	memset(c->slots, 0xff, c->nslots * sizeof(*c->slots)); /* id EMPTY */
 	struct emp_cct_node *root = new_node(c);
 	root->gid = EMP_CCT_NO_SYMBOL;
 	return c;
@@ -77,16 +83,13 @@ uint32_t emp_cct_size(const struct emp_cct *c)
 }
 
 /* The slot holding (parent, gid), or the free slot where it belongs. */
-static uint32_t *lookup(const struct emp_cct *c, uint32_t parent, uint32_t gid)
+static struct slot *lookup(const struct emp_cct *c, uint32_t parent, uint32_t gid)
 {
 	uint32_t mask = c->nslots - 1;
 	for (uint32_t i = slot_of(parent, gid, mask);; i = (i + 1) & mask) {
-		uint32_t id = c->slots[i];
-		if (id == EMPTY)
-			return &c->slots[i];
-		const struct emp_cct_node *n = emp_cct_node(c, id);
-		if (n->gid == gid && n->parent && n->parent->id == parent)
-			return &c->slots[i];
+		struct slot *s = &c->slots[i];
+		if (s->id == EMPTY || (s->gid == gid && s->parent == parent))
+			return s;
 	}
 }
 
@@ -98,21 +101,21 @@ static void grow_slots(struct emp_cct *c)
 	memset(c->slots, 0xff, c->nslots * sizeof(*c->slots));
 	for (uint32_t id = 1; id < c->n; id++) {
 		const struct emp_cct_node *n = emp_cct_node(c, id);
-		*lookup(c, n->parent->id, n->gid) = id;
+		*lookup(c, n->parent->id, n->gid) = (struct slot){ n->parent->id, n->gid, id };
 	}
 }
 
 struct emp_cct_node *emp_cct_find_child(const struct emp_cct *c, const struct emp_cct_node *parent, uint32_t gid)
 {
-	uint32_t id = *lookup(c, parent->id, gid);
+	uint32_t id = lookup(c, parent->id, gid)->id;
 	return id == EMPTY ? NULL : emp_cct_node(c, id);
 }
 
 struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *parent, uint32_t gid)
 {
-	uint32_t *slot = lookup(c, parent->id, gid);
-	if (*slot != EMPTY)
-		return emp_cct_node(c, *slot);
+	struct slot *slot = lookup(c, parent->id, gid);
+	if (slot->id != EMPTY)
+		return emp_cct_node(c, slot->id);
 	struct emp_cct_node *n = new_node(c);
 	n->gid = gid;
 	n->depth = parent->depth + 1;
@@ -120,7 +123,7 @@ struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *paren
 	n->next_sibling = parent->first_child;
 	parent->first_child = n;
 	parent->nchildren++;
-	*slot = n->id;
+	*slot = (struct slot){ parent->id, gid, n->id };
 	if (2 * c->n > c->nslots)
 		grow_slots(c);
 	return n;

@@ -5,6 +5,7 @@
  * several; and the cases the fold hands back to trace.h. */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,13 +246,9 @@ static void assert_same(const struct figures *a, const struct figures *b)
 		cr_assert_eq(x->self_ns, y->self_ns, "method %u", k);
 		cr_assert_eq(x->max_ns, y->max_ns, "method %u", k);
 		for (unsigned slot = 0; slot < 64; slot++)
-			for (unsigned sub = 0; sub < EMP_CALLS_SUB; sub++) {
-				uint64_t cx = x->hist && slot >= x->lo && slot < x->hi ?
-						      x->hist[(slot - x->lo) * EMP_CALLS_SUB + sub] : 0;
-				uint64_t cy = y->hist && slot >= y->lo && slot < y->hi ?
-						      y->hist[(slot - y->lo) * EMP_CALLS_SUB + sub] : 0;
-				cr_assert_eq(cx, cy, "method %u slot %u sub %u", k, slot, sub);
-			}
+			for (unsigned sub = 0; sub < EMP_CALLS_SUB; sub++)
+				cr_assert_eq(emp_calls_bucket(x, slot, sub), emp_calls_bucket(y, slot, sub),
+					     "method %u slot %u sub %u", k, slot, sub);
 	}
 }
 
@@ -360,4 +357,31 @@ Test(trace_fold, a_corrupt_chunk_counts_nothing_folded_beyond_it)
 	figures_free(&one);
 	figures_free(&want);
 	unlink(path);
+}
+
+/* A method's counter past 2^32 calls (calls.h keeps the low 32 bits per counter and carries the rest): set one
+ * counter to the brink, then count through it; the bucket, the quantile and a merge keep every call. */
+Test(calls, counters_carry_past_32_bits)
+{
+	struct emp_calls_method m = { 0 }, sum = { 0 };
+	emp_calls_add(&m, 100, 100, 0); /* slot 2 (64..127 ns), sub 18 (100..101) */
+	emp_calls_add(&m, 1000, 1000, 0);
+	uint32_t i = m.last;           /* the counter of 1000 ns */
+	m.hist[i] = UINT32_MAX - 1;     /* as if 2^32 - 1 calls had counted there */
+	m.calls += UINT32_MAX - 2;
+	emp_calls_add(&m, 1000, 1000, 0);
+	cr_assert_null(m.carry);
+	emp_calls_add(&m, 1000, 1000, 0); /* wraps */
+	cr_assert_not_null(m.carry);
+	emp_calls_add(&m, 1000, 1000, 0);
+	cr_assert_eq(emp_calls_bucket(&m, 5, 30), (uint64_t)UINT32_MAX + 2); /* slot 5 (512..1023), sub 30 (992..1007) */
+	cr_assert_eq(emp_calls_bucket(&m, 2, 18), 1);
+	cr_assert_eq(m.calls, (uint64_t)UINT32_MAX + 3);
+	cr_assert_eq(llround(emp_calls_quantile(&m, 0.5)), 1000); /* the bucket's middle */
+	emp_calls_merge(&sum, &m);
+	emp_calls_merge(&sum, &m);
+	cr_assert_eq(emp_calls_bucket(&sum, 5, 30), 2 * ((uint64_t)UINT32_MAX + 2));
+	cr_assert_eq(emp_calls_bucket(&sum, 2, 18), 2);
+	emp_calls_free(&m);
+	emp_calls_free(&sum);
 }
