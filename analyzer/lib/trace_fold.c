@@ -287,7 +287,10 @@ static void *fold_chunk(void *arg, unsigned folder, const uint8_t *p, size_t len
 	struct level *lv = new_level(w, nl++);
 	if (t) {
 		t->n = 0;
-		t->gen++;
+		if (!++t->gen && t->slots) { /* wrapped: an old slot's generation could match again */
+			memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+			t->gen = 1;
+		}
 	}
 	if (get(&p, end, &thread) || get(&p, end, &ticks))
 		s.ok = 0;
