@@ -159,15 +159,23 @@ static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_
 	emp_calls_add(slot(sc->x, c->method), emp_trace_clock_ns(&sc->clock, dur), self_ns, c->threw);
 }
 
-/* What `calls` computed before calls_fold.h: every event through trace.h. */
-static void serial(const char *path, struct figures *x, enum emp_dump_status status)
+/* Open @path for @x: its symbol table and tree made, @map set to the reader's symbols. */
+static struct emp_dump_reader *open_for(const char *path, struct figures *x, struct emp_symtab_map **map)
 {
 	struct emp_dump_reader *r;
 	char err[256];
 	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
 	x->symtab = emp_symtab_new();
 	x->cct = emp_cct_new();
-	struct emp_symtab_map *map = emp_symtab_map_new(x->symtab, r);
+	*map = emp_symtab_map_new(x->symtab, r);
+	return r;
+}
+
+/* What the views computed before trace_fold.h: every event through trace.h. */
+static void serial(const char *path, struct figures *x, enum emp_dump_status status)
+{
+	struct emp_symtab_map *map;
+	struct emp_dump_reader *r = open_for(path, x, &map);
 	struct serial_ctx sc = { .x = x, .r = r, .tc = { .cct = x->cct, .map = map, .r = r } };
 	static const struct emp_trace_ops ops = { .on_enter = on_enter, .on_call = on_call };
 	struct emp_trace *t = emp_trace_new(&ops, &sc);
@@ -187,12 +195,8 @@ static void serial(const char *path, struct figures *x, enum emp_dump_status sta
 /* The fold with @jobs workers.  Return: 0, or -1 when it handed the dump back. */
 static int folded(const char *path, unsigned jobs, double hz, struct figures *x, enum emp_dump_status status)
 {
-	struct emp_dump_reader *r;
-	char err[256];
-	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	x->symtab = emp_symtab_new();
-	x->cct = emp_cct_new();
-	struct emp_symtab_map *map = emp_symtab_map_new(x->symtab, r);
+	struct emp_symtab_map *map;
+	struct emp_dump_reader *r = open_for(path, x, &map);
 	struct emp_trace_fold *f = emp_trace_fold_new(r, jobs, hz, 1, x->cct, map);
 	uint64_t events = 0;
 	int rc;
