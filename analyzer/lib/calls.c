@@ -53,7 +53,8 @@ struct emp_calls_method *emp_calls_table_grow(struct emp_calls_method *t, uint32
 	struct emp_calls_method *g = NULL;
 	if (posix_memalign((void **)&g, 64, n * sizeof(*g)))
 		emp_die("out of memory (%zu bytes)", n * sizeof(*g));
-	memcpy(g, t, *cap * sizeof(*g));
+	if (t) /* NULL with *cap 0: memcpy must not see it */
+		memcpy(g, t, *cap * sizeof(*g));
 	memset(g + *cap, 0, (n - *cap) * sizeof(*g));
 	free(t);
 	*cap = n;

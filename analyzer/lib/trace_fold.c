@@ -385,7 +385,8 @@ static void *fold_chunk(void *arg, unsigned folder, const uint8_t *p, size_t len
 	out->open = (struct frame *)((char *)out->levels + lv_bytes);
 	out->nodes = (struct lnode *)((char *)out->open + open_bytes);
 	memcpy(out->levels, w->levels, lv_bytes);
-	memcpy(out->open, w->stack, open_bytes);
+	if (open_bytes) /* w->stack may be NULL otherwise */
+		memcpy(out->open, w->stack, open_bytes);
 	if (node_bytes)
 		memcpy(out->nodes, t->nodes, node_bytes);
 	/* Relaxed: only a count; emp_trace_fold_finish() reads it after the workers were joined (pthread_join orders
@@ -495,7 +496,8 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 		t->cap = 2 * (depth + s->nopen) + 16;
 		t->stack = emp_xrealloc(t->stack, t->cap * sizeof(*t->stack));
 	}
-	memcpy(t->stack + depth, s->open, s->nopen * sizeof(*s->open));
+	if (s->nopen) /* t->stack may be NULL otherwise */
+		memcpy(t->stack + depth, s->open, s->nopen * sizeof(*s->open));
 	t->depth = depth + s->nopen;
 	st->calls += s->calls;
 	st->threw += s->threw;
