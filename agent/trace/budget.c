@@ -18,10 +18,18 @@
 #include "ring.h"
 #include "writer.h"
 
-#define PERIOD_NS (200 * 1000000ull) /* the controller's period */
-#define MIN_CPU_NS (20 * 1000000ull) /* a period with less process CPU time than this decides nothing */
-/* Removal aims this far under the budget, so that the next period's jitter does not remove more at once. */
-#define AIM 0.8
+/* The controller's period, short: what a removal costs is mostly the JIT's work, not the probes' — every
+ * RetransformClasses throws away the compiled code of the classes it rewrites (and of the code that inlined their
+ * methods), which the JIT then compiles again.  Deciding early, before the hot paths are compiled with their probes,
+ * saves most of that: on H2 (bench/README.md, "budget: the controller's period") 25 ms against 200 ms took
+ * `budget=10` from 1.67× to 1.25× pure on JDK 17 and from 2.71× to 1.64× on JDK 25. */
+#define PERIOD_NS (25 * 1000000ull)
+/* Periods are merged until they hold this much process CPU time: less decides nothing (too few calls to rank). */
+#define MIN_CPU_NS (10 * 1000000ull)
+/* Removal aims this far under the budget: a wave of removals costs a recompilation of the classes it rewrites, so
+ * one deep wave is cheaper than several shallow ones (0.4 against 0.8: fewer waves, same measured overhead or
+ * less in the A/B above). */
+#define AIM 0.4
 #define WRITER_MIN_CALLS 100000
 /* The thread-state transition of one JNI probe pair (two static native calls), which the calibration loop cannot
  * time from C: ≈ 25 ns measured on JDK 17 by giving the natives empty bodies (tracer.c, file comment).  The FFM
@@ -178,7 +186,10 @@ static size_t decide(JNIEnv *jni, uint64_t cpu_ns, uint64_t writer_ns)
 	free(c);
 	if (removed) {
 		emp_count(EMP_C_METHODS_DEINSTRUMENTED, removed);
+		uint64_t t0 = emp_clock_ns(CLOCK_MONOTONIC);
 		b.retransform(jni, in_batch);
+		emp_debug("budget: %zu methods removed, %zu classes retransformed in %.1f ms", removed, batch.n,
+			  (double)(emp_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	}
 	return removed;
 }

@@ -8,10 +8,10 @@
  *   the writer thread     counts, as it drains each thread's ring, calls and self time per method id
  *                         (emp_budget_note): the probes do no extra work;
  *   the controller        a JVMTI agent thread (out of the program's thread views; it must call JVMTI
- *                         RetransformClasses), every 200 ms: calls in the last
+ *                         RetransformClasses), every 25 ms: calls in the last
  *                         period × the calibrated cost of a probe pair against PCT % of the process CPU time in it;
  *                         over budget, it removes the methods with the most calls per ns of self time (tiny, hot
- *                         ones first) until the estimate is under the budget, names each in the dump (META
+ *                         ones first) until the estimate is under 40 % of the budget, names each in the dump (META
  *                         deinstrumented.<id>, doc/dump-format.md) and retransforms their classes.
  * Frames running when their method's class is retransformed keep the old, probed code until they return (JVMTI),
  * so every entry recorded still gets its exit. */
