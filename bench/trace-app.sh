@@ -104,6 +104,8 @@ bench_count_emp() {
 		# calls.csv: self time per method (the report's coverage; budget= marks the methods it removed)
 		/usr/bin/time -f 'analyzer %e %M' "$EMP_ANALYZE" calls --format=csv "$dump" 2>&1 >"$out/calls.csv" | tail -1
 	} >"$out/extra.txt"
+	# the full trace's calling contexts: the report's second coverage (time still inside a traced call)
+	[[ $out == *-emp-vm* ]] && "$EMP_ANALYZE" tree --min-pct 0 --format=csv "$dump" >"$out/tree.csv"
 	echo "calls $calls"
 }
 # JFR: method-trace records one jdk.MethodTrace event per call; method-timing one jdk.MethodTiming event per method

@@ -6,9 +6,11 @@ Usage: trace-app-report.py DIR
 Per variant: runs that exited 0, median whole-process wall time, the median of the per-round wall ratios to the
 pure run of the same round with a bootstrap 95 % CI (2000 resamples, seed 1), calls recorded, bytes of output per
 call, emp's ring_full_waits and analyzer time/peak memory (from each run's extra.txt), and whether the program's
-stdout equals the pure run's.  For emp-bN (budget=N): methods de-instrumented and the coverage, the share of the
-full trace's traced time (the self time of every method in the emp run of the same round, its calls.csv) in methods
-the budget run kept (those its calls.csv does not mark "[de-instrumented]").  Markdown on stdout.
+stdout equals the pure run's.  For emp-bN (budget=N): methods de-instrumented and two coverages of the full trace's
+traced time (the self time of every method in the emp run of the same round): "own", the share in methods the budget
+run kept (those its calls.csv does not mark "[de-instrumented]"); "inside", the share still inside a call the
+budget run traces (the full trace's calling contexts, its tree.csv, with a kept method on the path: that time is
+then in the nearest kept caller's self time).  Markdown on stdout.
 """
 import csv, os, random, statistics, sys
 d = sys.argv[1]
@@ -42,11 +44,25 @@ def coverage(r):
         return None
     removed = {x["method"][:-len(MARK)] for x in b if x["method"].endswith(MARK)}
     total = sum(int(x["self_ns"]) for x in f)
-    return 1 - sum(int(x["self_ns"]) for x in f if x["method"] in removed) / total if total else None
+    if not total:
+        return None
+    own = 1 - sum(int(x["self_ns"]) for x in f if x["method"] in removed) / total
+    # inside: preorder rows with their depth; a context is covered when a method on its path was kept
+    p = os.path.join(d, "runs", f"{full[r['vm']]['workload']}-emp-vm{r['vm']}", "tree.csv")
+    if not os.path.exists(p):
+        return own, None
+    kept_at, inside, all_ns = [], 0, 0
+    for x in csv.DictReader(open(p)):
+        depth = int(x["depth"])
+        del kept_at[depth - 1:]
+        kept_at.append((kept_at[-1] if kept_at else False) or x["method"] not in removed)
+        all_ns += int(x["self_ns"])
+        inside += int(x["self_ns"]) if kept_at[-1] else 0
+    return own, inside / all_ns if all_ns else None
 print("## trace-app: H2 traced wholesale (" + open(os.path.join(d, "machine.txt")).read().split("java: ")[1].split("\n")[0].strip() + ")")
 print()
-print("| variant | runs ok | wall s (median) | ratio to pure [95 % CI] | calls recorded | bytes/call | ring_full_waits | reader s / MB (emp `calls`, `jfr view`) | methods removed | coverage | output = pure |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| variant | runs ok | wall s (median) | ratio to pure [95 % CI] | calls recorded | bytes/call | ring_full_waits | reader s / MB (emp `calls`, `jfr view`) | methods removed | coverage: own | coverage: inside | output = pure |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 rng = random.Random(1)
 for v, rs in by.items():
     ok = [r for r in rs if r["exit"] == "0"]
@@ -69,7 +85,8 @@ for v, rs in by.items():
     print(f"| {v} | {len(ok)}/{len(rs)} | {statistics.median(walls):.2f} | {ci} | "
           f"{f'{int(statistics.median(calls)):,}' if calls else '—'} | {f'{statistics.median(bpc):.2f}' if bpc else '—'} | "
           f"{', '.join(rfw) or '—'} | {', '.join(an) or '—'} | {', '.join(rem) if v.startswith('emp-b') else '—'} | "
-          f"{', '.join(f'{100 * c:.1f} %' for c in cov) or '—'} | {same} |")
+          f"{', '.join(f'{100 * c[0]:.1f} %' for c in cov) or '—'} | "
+          f"{', '.join(f'{100 * c[1]:.1f} %' for c in cov if c[1] is not None) or '—'} | {same} |")
 print()
 for line in open(os.path.join(d, "machine.txt")):
     print("    " + line.rstrip())
