@@ -26,7 +26,6 @@ uint32_t *emp_calls_hist_grow(struct emp_calls_method *m, unsigned slot)
 		free(m->carry);
 		m->carry = c;
 	}
-	m->last = 0;
 	m->lo = (uint8_t)lo;
 	m->hi = (uint8_t)hi;
 	return h;
@@ -127,5 +126,4 @@ void emp_calls_free(struct emp_calls_method *m)
 	m->hist = NULL;
 	m->carry = NULL;
 	m->lo = m->hi = 0;
-	m->last = 0;
 }

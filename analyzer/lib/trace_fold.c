@@ -75,6 +75,8 @@ struct ltree {
 struct folder {
 	struct emp_calls_method *m; /* by dump-local method id */
 	uint32_t cap;
+	struct emp_calls_later later; /* counts of m's histograms still to make: flushed at each chunk's end and
+					 at the collection */
 	struct frame *stack;
 	uint32_t stack_cap;
 	struct level *levels;
@@ -186,8 +188,10 @@ _Static_assert(offsetof(struct emp_cct_node, total_ns) == offsetof(struct emp_cc
 
 static struct emp_calls_method *method_slot(struct folder *w, uint32_t id)
 {
-	if (id >= w->cap)
+	if (id >= w->cap) {
+		emp_calls_flush(&w->later); /* the pending counts point into the table */
 		w->m = emp_calls_table_grow(w->m, &w->cap, id + 1);
+	}
 	return &w->m[id];
 }
 
@@ -245,7 +249,7 @@ static inline __attribute__((always_inline)) uint64_t add_call(struct folder *w,
 	s->calls++;
 	s->threw += (uint64_t)threw;
 	if (methods)
-		emp_calls_add(method_slot(w, c->method), ns, self_ns, threw);
+		emp_calls_add_later(&w->later, method_slot(w, c->method), ns, self_ns, threw);
 	if (node) { /* calls, total_ns, self_ns as struct lnode and struct emp_cct_node lay them out */
 		node[0]++;
 		node[1] += ns;
@@ -331,8 +335,6 @@ static void *fold_chunk(void *arg, unsigned folder, const uint8_t *p, size_t len
 			w->stack[d++] = (struct frame){ .tin = ticks, .method = (uint32_t)rest, .node = node };
 			if (d > lv->max_depth)
 				lv->max_depth = d;
-			if (methods && rest < w->cap)
-				emp_calls_prefetch(&w->m[rest]);
 			if (!s.has_enter || rest > s.max_method)
 				s.max_method = (uint32_t)rest;
 			s.has_enter = 1;
@@ -373,6 +375,7 @@ static void *fold_chunk(void *arg, unsigned folder, const uint8_t *p, size_t len
 			s.ok = 0; /* SAMPLE events, unknown kinds: the reader's own path */
 		}
 	}
+	emp_calls_flush(&w->later); /* the tables are merged once every chunk is folded */
 	/* One allocation: the summary, its levels, the calls still open, the chunk's tree. */
 	s.nnodes = t ? t->n : 0;
 	size_t lv_bytes = nl * sizeof(struct level), open_bytes = d * sizeof(struct frame);
@@ -550,7 +553,9 @@ void emp_trace_fold_collect(struct emp_trace_fold *f, struct emp_calls_method *(
 			    void *arg)
 {
 	for (unsigned i = 0; i < f->nfolders; i++) {
-		const struct folder *w = f->folders[i];
+		struct folder *w = f->folders[i];
+		/* the reading thread's folder also counts the calls the merge closes, outside any chunk's fold */
+		emp_calls_flush(&w->later);
 		for (uint32_t k = 0; k < w->cap; k++)
 			if (w->m[k].calls)
 				emp_calls_merge(slot(arg, k), &w->m[k]);

@@ -370,7 +370,7 @@ Test(calls, counters_carry_past_32_bits)
 	struct emp_calls_method m = { 0 }, sum = { 0 };
 	emp_calls_add(&m, 100, 100, 0); /* slot 2 (64..127 ns), sub 18 (100..101) */
 	emp_calls_add(&m, 1000, 1000, 0);
-	uint32_t i = m.last;           /* the counter of 1000 ns */
+	uint32_t i = (5u - m.lo) * EMP_CALLS_SUB + 30; /* the counter of 1000 ns: slot 5, sub 30 */
 	m.hist[i] = UINT32_MAX - 1;     /* as if 2^32 - 1 calls had counted there */
 	m.calls += UINT32_MAX - 2;
 	emp_calls_add(&m, 1000, 1000, 0);
@@ -388,4 +388,42 @@ Test(calls, counters_carry_past_32_bits)
 	cr_assert_eq(emp_calls_bucket(&sum, 2, 18), 2);
 	emp_calls_free(&m);
 	emp_calls_free(&sum);
+}
+
+/* Counts made late (emp_calls_add_later): after a flush, every figure and bucket equals counting at once, across
+ * histogram windows that widen while counts are pending (durations from 1 ns to 2^40 ns, widening both ways). */
+Test(calls, later_equals_at_once)
+{
+	struct emp_calls_method now[3] = { 0 }, late[3] = { 0 };
+	struct emp_calls_later l = { 0 };
+	uint64_t x = 12345;
+	for (int i = 0; i < 5000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned k = (unsigned)(x >> 60) % 3;
+		uint64_t ns = (x >> 20) >> (x >> 58 & 63) % 44; /* every bit length up to 44 */
+		emp_calls_add(&now[k], ns, ns / 2, (int)(x & 1));
+		emp_calls_add_later(&l, &late[k], ns, ns / 2, (int)(x & 1));
+		if (i == 2500)
+			emp_calls_flush(&l); /* a flush in the middle, as at a chunk's end */
+	}
+	emp_calls_flush(&l);
+	for (unsigned k = 0; k < 3; k++) {
+		cr_assert_eq(late[k].calls, now[k].calls);
+		cr_assert_eq(late[k].threw, now[k].threw);
+		cr_assert_eq(late[k].total_ns, now[k].total_ns);
+		cr_assert_eq(late[k].self_ns, now[k].self_ns);
+		cr_assert_eq(late[k].max_ns, now[k].max_ns);
+		cr_assert_eq(late[k].lo, now[k].lo);
+		cr_assert_eq(late[k].hi, now[k].hi);
+		uint64_t sum = 0;
+		for (unsigned slot = 0; slot < 64; slot++)
+			for (unsigned sub = 0; sub < EMP_CALLS_SUB; sub++) {
+				cr_assert_eq(emp_calls_bucket(&late[k], slot, sub), emp_calls_bucket(&now[k], slot, sub),
+					     "method %u slot %u sub %u", k, slot, sub);
+				sum += emp_calls_bucket(&late[k], slot, sub);
+			}
+		cr_assert_eq(sum, now[k].calls);
+		emp_calls_free(&now[k]);
+		emp_calls_free(&late[k]);
+	}
 }
