@@ -84,8 +84,9 @@ stop() {
 		[[ -s $f ]] || continue
 		kill "$(cat "$f")" 2>/dev/null || true
 	done
+	# the job steps' slurmstepd too: none may outlive the stop and signal processes after it
 	for ((i = 0; i < 50; i++)); do
-		pgrep -x slurmd >/dev/null || pgrep -x slurmctld >/dev/null || break
+		pgrep -x slurmd >/dev/null || pgrep -x slurmctld >/dev/null || pgrep -x slurmstepd >/dev/null || break
 		sleep 0.2
 	done
 	echo "slurm-local: stopped"

@@ -19,8 +19,16 @@ views() {
     # attached to (jcmd)
     env --default-signal=QUIT "$1" "${agent[@]}" -cp "$SUT" emp.sut.ThreadViews --wait go >"$2.out" 2>"$2.err" &
     pid=$!
-    for _ in $(seq 200); do grep -q '^ready$' "$2.out" && break; sleep 0.05; done
-    grep -q '^ready$' "$2.out" || fail "$2: ThreadViews did not start: $(cat "$2.err")"
+    # up to 20 s by the clock (an interrupted sleep must not shorten the wait); a JVM that ended is reported as such
+    local deadline=$((SECONDS + 20))
+    until grep -q '^ready$' "$2.out"; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            wait "$pid"
+            fail "$2: ThreadViews ended (status $?) before it was ready: $(cat "$2.out" "$2.err" | head -5)"
+        fi
+        ((SECONDS < deadline)) || fail "$2: ThreadViews not ready after 20 s: $(cat "$2.err")"
+        sleep 0.05
+    done
     jcmd "$pid" Thread.print >"$2.print" 2>&1 || fail "$2: jcmd Thread.print failed: $(head -3 "$2.print")"
     sed -n 's/^"\([^"]*\)" \(#[0-9]*\).*/\1 \2/p' "$2.print" | grep -v CompilerThread >"$2.jcmd"
     touch go
