@@ -34,8 +34,7 @@ uint32_t *emp_calls_hist_grow(struct emp_calls_method *m, unsigned slot);
 void emp_calls_carry(struct emp_calls_method *m, uint32_t i);
 
 /* emp_calls_figures - one complete call of @ns inclusive and @self_ns self time, all but its histogram counter:
- * return that counter's bucket (slot * EMP_CALLS_SUB + sub), inside m's window from here on (windows only widen).
- * Exits when out of memory. */
+ * return that counter's bucket (slot * EMP_CALLS_SUB + sub), which m's window may not hold yet. */
 static inline uint32_t emp_calls_figures(struct emp_calls_method *m, uint64_t ns, uint64_t self_ns, int threw)
 {
 	m->calls++;
@@ -50,59 +49,74 @@ static inline uint32_t emp_calls_figures(struct emp_calls_method *m, uint64_t ns
 		slot = e - EMP_CALLS_SUB_BITS + 1;
 		sub = (unsigned)(ns >> (e - EMP_CALLS_SUB_BITS)) & (EMP_CALLS_SUB - 1);
 	}
-	if (!m->hist || slot < m->lo || slot >= m->hi)
-		emp_calls_hist_grow(m, slot);
 	return slot * EMP_CALLS_SUB + sub;
 }
 
-/* emp_calls_count - count one call in @bucket (from emp_calls_figures) of @m. */
-static inline void emp_calls_count(struct emp_calls_method *m, uint32_t bucket)
+/* emp_calls_in_window - @m's histogram holds @bucket. */
+static inline int emp_calls_in_window(const struct emp_calls_method *m, uint32_t bucket)
 {
-	uint32_t i = bucket - (uint32_t)m->lo * EMP_CALLS_SUB;
-	if (__builtin_expect(!++m->hist[i], 0))
-		emp_calls_carry(m, i);
+	uint32_t slot = bucket / EMP_CALLS_SUB;
+	return m->hist && slot >= m->lo && slot < m->hi;
+}
+
+/* emp_calls_counter - the counter of @bucket, which m's window holds. */
+static inline uint32_t *emp_calls_counter(const struct emp_calls_method *m, uint32_t bucket)
+{
+	return m->hist + (bucket - (uint32_t)m->lo * EMP_CALLS_SUB);
 }
 
 /* emp_calls_add - one complete call of @ns inclusive and @self_ns self time.  Exits when out of memory.  Inline:
  * `calls` makes one per traced call, 10^8 and more. */
 static inline void emp_calls_add(struct emp_calls_method *m, uint64_t ns, uint64_t self_ns, int threw)
 {
-	emp_calls_count(m, emp_calls_figures(m, ns, self_ns, threw));
+	uint32_t bucket = emp_calls_figures(m, ns, self_ns, threw);
+	if (!emp_calls_in_window(m, bucket))
+		emp_calls_hist_grow(m, bucket / EMP_CALLS_SUB);
+	uint32_t *c = emp_calls_counter(m, bucket);
+	if (__builtin_expect(!++*c, 0))
+		emp_calls_carry(m, (uint32_t)(c - m->hist));
 }
 
 /* Counts made late.  The counters of every method do not fit a core's cache, and waiting for the one a call
- * counts was 40 % of `calls`'s time on a dump of 3000 methods: emp_calls_add_later() prefetches the counter and
- * counts it EMP_CALLS_LATER calls later, when it has arrived, so the misses of consecutive calls overlap.  A
- * pending count holds a pointer to its method: call emp_calls_flush() before the methods move (a table grown) and
+ * counts was 40 % of `calls`'s time on a dump of 3000 methods with random durations: emp_calls_add_later()
+ * prefetches the counter and counts it EMP_CALLS_LATER calls later, when it has arrived, so the misses of
+ * consecutive calls overlap.  A pending count points into its method's histogram: emp_calls_add_later() makes the
+ * pending ones before it widens a histogram; call emp_calls_flush() before the methods move (a table grown) and
  * before anything reads a histogram (quantiles, buckets, a merge). */
 #define EMP_CALLS_LATER 16
 struct emp_calls_later {
 	struct {
+		uint32_t *c; /* the counter */
 		struct emp_calls_method *m;
-		uint32_t bucket;
 	} q[EMP_CALLS_LATER];
 	uint32_t n; /* counts queued since the last flush */
 };
-
-static inline void emp_calls_add_later(struct emp_calls_later *l, struct emp_calls_method *m, uint64_t ns,
-				       uint64_t self_ns, int threw)
-{
-	uint32_t bucket = emp_calls_figures(m, ns, self_ns, threw);
-	__builtin_prefetch(m->hist + (bucket - (uint32_t)m->lo * EMP_CALLS_SUB), 1);
-	uint32_t k = l->n++ % EMP_CALLS_LATER;
-	if (l->n > EMP_CALLS_LATER)
-		emp_calls_count(l->q[k].m, l->q[k].bucket);
-	l->q[k].m = m;
-	l->q[k].bucket = bucket;
-}
 
 /* emp_calls_flush - make every count queued in @l. */
 static inline void emp_calls_flush(struct emp_calls_later *l)
 {
 	uint32_t n = l->n < EMP_CALLS_LATER ? l->n : EMP_CALLS_LATER;
 	for (uint32_t i = 0; i < n; i++)
-		emp_calls_count(l->q[i].m, l->q[i].bucket);
+		if (!++*l->q[i].c)
+			emp_calls_carry(l->q[i].m, (uint32_t)(l->q[i].c - l->q[i].m->hist));
 	l->n = 0;
+}
+
+static inline void emp_calls_add_later(struct emp_calls_later *l, struct emp_calls_method *m, uint64_t ns,
+				       uint64_t self_ns, int threw)
+{
+	uint32_t bucket = emp_calls_figures(m, ns, self_ns, threw);
+	if (__builtin_expect(!emp_calls_in_window(m, bucket), 0)) {
+		emp_calls_flush(l);
+		emp_calls_hist_grow(m, bucket / EMP_CALLS_SUB);
+	}
+	uint32_t *c = emp_calls_counter(m, bucket);
+	__builtin_prefetch(c, 1);
+	uint32_t k = l->n++ % EMP_CALLS_LATER;
+	if (l->n > EMP_CALLS_LATER && __builtin_expect(!++*l->q[k].c, 0))
+		emp_calls_carry(l->q[k].m, (uint32_t)(l->q[k].c - l->q[k].m->hist));
+	l->q[k].c = c;
+	l->q[k].m = m;
 }
 
 /* emp_calls_table_grow - @t (*@cap entries) with room for @need, the new entries zero, cache-line aligned (free()
