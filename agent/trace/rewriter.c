@@ -35,6 +35,7 @@ const char *emp_rewrite_reason_str(int reason)
 /* Opcodes we treat specially. */
 enum {
 	OP_ICONST_0 = 0x03, OP_BIPUSH = 0x10, OP_SIPUSH = 0x11, OP_LDC = 0x12, OP_LDC_W = 0x13,
+	OP_ILOAD = 0x15, OP_ILOAD_0 = 0x1a, OP_ISTORE = 0x36, OP_ISTORE_0 = 0x3b,
 	OP_IFEQ = 0x99, OP_IF_ACMPNE = 0xa6, OP_GOTO = 0xa7, OP_JSR = 0xa8, OP_RET = 0xa9,
 	OP_TABLESWITCH = 0xaa, OP_LOOKUPSWITCH = 0xab, OP_IRETURN = 0xac, OP_RETURN = 0xb1,
 	OP_INVOKESPECIAL = 0xb7, OP_INVOKESTATIC = 0xb8, OP_NEW = 0xbb, OP_ATHROW = 0xbf, OP_WIDE = 0xc4,
@@ -143,6 +144,7 @@ static void buf_u2(struct buf *b, uint16_t v)
 struct rw_class {
 	struct emp_classfile *cf;
 	const char *klass, *enter, *exit, *exit_throw;
+	bool guarded; /* rewriter.h's guarded shape */
 	int mref_enter, mref_exit, mref_throw; /* 0 until first needed */
 	const uint8_t *this_name;
 	uint16_t this_name_len;
@@ -173,7 +175,11 @@ struct meth {
 	int32_t *frame_at;      /* instruction index -> frame index or -1 */
 	/* layout */
 	uint8_t push[3];
-	uint32_t push_len, hdr_len, exit_len, thr_len;
+	uint32_t push_len;
+	uint8_t load[4], store[4]; /* guarded: iload/istore of the flag local (wide when its index needs it) */
+	uint32_t flag_len;         /* their length (equal), 0 when not guarded */
+	uint32_t hdr_len;          /* the entry probe at pc 0 (0 for a constructor) */
+	uint32_t ent_len, exit_len, thr_len;
 	uint32_t body_end, h_post, total;
 };
 
@@ -680,6 +686,39 @@ static int put_frame(struct meth *m, struct buf *b, const struct frm *prev, cons
 	return r;
 }
 
+/* Guarded shape: frame @f, at a point the entry has passed, gets the flag local F = max_locals as an int (the
+ * locals it does not list are padded with top up to F).  Return: 0, or <0 when @f lists more than max_locals slots. */
+static int add_flag_local(struct meth *m, struct frm *f)
+{
+	uint32_t slots = 0;
+	for (uint32_t j = 0; j < f->nl; j++)
+		slots += f->l[j].tag == VT_LONG || f->l[j].tag == VT_DOUBLE ? 2 : 1;
+	if (slots > m->code.max_locals)
+		return -EMP_REWRITE_E_BAD_STACKMAP;
+	uint32_t nl = f->nl + (m->code.max_locals - slots) + 1;
+	struct vt *l = realloc(f->l, nl * sizeof(*l));
+	if (!l)
+		return -EMP_REWRITE_E_NOMEM;
+	memset(l + f->nl, 0, (nl - f->nl) * sizeof(*l)); /* VT_TOP */
+	l[nl - 1].tag = VT_INT;
+	f->l = l;
+	f->nl = nl;
+	return 0;
+}
+
+/* Guarded shape: the flag local in every decoded frame after the entry (a constructor's frames up to its
+ * super()/this() call hold no flag: its entry comes after that call). */
+static int add_flag_locals(struct meth *m)
+{
+	for (uint32_t i = 0; i < m->n; i++) {
+		int32_t k = m->frame_at[i];
+		int r;
+		if (k >= 0 && !(m->is_ctor && (int32_t)i <= m->super_idx) && (r = add_flag_local(m, &m->fr[k])))
+			return r;
+	}
+	return 0;
+}
+
 /* --- layout --- */
 
 static void layout(struct meth *m)
@@ -708,7 +747,7 @@ static void layout(struct meth *m)
 		pos += in->nlen;
 		if (m->is_ctor && (int32_t)i == m->super_idx) {
 			in->suffix = pos;
-			pos += m->exit_len;
+			pos += m->ent_len;
 		}
 	}
 	m->body_end = pos;
@@ -796,8 +835,20 @@ static void mark_candidates(struct meth *m)
 
 /* --- emission --- */
 
-static void emit_probe(struct meth *m, uint8_t *p, int mref)
+/* push ID; invokestatic enter; [istore F] */
+static void emit_entry(struct meth *m, uint8_t *p)
 {
+	memcpy(p, m->push, m->push_len);
+	p[m->push_len] = OP_INVOKESTATIC;
+	emp_cf_put16(p + m->push_len + 1, (uint16_t)m->rc->mref_enter);
+	memcpy(p + m->push_len + 3, m->store, m->flag_len);
+}
+
+/* [iload F]; push ID; invokestatic @mref (exit or exitThrow) */
+static void emit_exit(struct meth *m, uint8_t *p, int mref)
+{
+	memcpy(p, m->load, m->flag_len);
+	p += m->flag_len;
 	memcpy(p, m->push, m->push_len);
 	p[m->push_len] = OP_INVOKESTATIC;
 	emp_cf_put16(p + m->push_len + 1, (uint16_t)mref);
@@ -807,10 +858,7 @@ static void emit_code(struct meth *m, uint8_t *out)
 {
 	const uint8_t *c = m->code.code;
 	struct rw_class *rc = m->rc;
-	if (m->is_ctor)
-		emit_probe(m, out + m->ins[m->super_idx].suffix, rc->mref_enter);
-	else
-		emit_probe(m, out, rc->mref_enter);
+	emit_entry(m, out + (m->is_ctor ? m->ins[m->super_idx].suffix : 0));
 	for (uint32_t t = 0; t < m->ntr; t++) {
 		uint8_t *p = out + m->tr[t].pos;
 		p[0] = OP_GOTO_W;
@@ -820,7 +868,7 @@ static void emit_code(struct meth *m, uint8_t *out)
 		const struct insn *in = &m->ins[i];
 		uint8_t *p = out + in->start;
 		if (in->kind == K_RETURN)
-			emit_probe(m, out + in->prefix, rc->mref_exit);
+			emit_exit(m, out + in->prefix, rc->mref_exit);
 		switch (in->kind) {
 		case K_BR16: {
 			int64_t tp = in->tramp >= 0 ? m->tr[in->tramp].pos : m->ins[in->target].prefix;
@@ -857,7 +905,7 @@ static void emit_code(struct meth *m, uint8_t *out)
 			break;
 		}
 	}
-	emit_probe(m, out + m->h_post, rc->mref_throw);
+	emit_exit(m, out + m->h_post, rc->mref_throw);
 	out[m->h_post + m->thr_len - 1] = OP_ATHROW;
 }
 
@@ -910,12 +958,17 @@ static int build_smt(struct meth *m, struct buf *b)
 	int64_t prev_pos = -1;
 	uint32_t count = 0;
 	int r = 0;
+	/* Guarded: the handler reads the flag local, which every pc it covers holds (the entry is outside its range). */
+	if (m->flag_len && (r = add_flag_local(m, &hpost)))
+		return r;
 	buf_u2(b, 0); /* patched below */
 #define EMIT(f, pos)                                                                                         \
 	do {                                                                                                 \
 		r = put_frame(m, b, prev, (f), (uint32_t)((int64_t)(pos) - prev_pos - 1));                   \
-		if (r)                                                                                       \
+		if (r) {                                                                                     \
+			free(hpost.l);                                                                       \
 			return r;                                                                            \
+		}                                                                                            \
 		prev = (f);                                                                                  \
 		prev_pos = (pos);                                                                            \
 		count++;                                                                                     \
@@ -937,6 +990,7 @@ static int build_smt(struct meth *m, struct buf *b)
 	}
 	EMIT(&hpost, m->h_post);
 #undef EMIT
+	free(hpost.l);
 	if (count > 0xFFFF)
 		return -EMP_REWRITE_E_BAD_STACKMAP;
 	if (b->oom)
@@ -1016,19 +1070,20 @@ static void set_push(struct meth *m, int32_t id, int ldc_idx)
 		emp_cf_put16(m->push + 1, (uint16_t)ldc_idx);
 		m->push_len = 3;
 	}
-	m->hdr_len = m->exit_len = m->push_len + 3;
-	if (m->is_ctor)
-		m->hdr_len = 0; /* the entry probe follows the super()/this() call instead */
-	m->thr_len = m->push_len + 4;
+	m->ent_len = m->push_len + 3 + m->flag_len;
+	m->exit_len = m->flag_len + m->push_len + 3;
+	m->hdr_len = m->is_ctor ? 0 : m->ent_len; /* a constructor's entry follows the super()/this() call instead */
+	m->thr_len = m->exit_len + 1;
 }
 
 static int ensure_probe_refs(struct rw_class *rc)
 {
 	if (rc->mref_enter)
 		return 0;
-	int a = emp_cf_add_methodref(rc->cf, rc->klass, rc->enter, "(I)V");
-	int b = a < 0 ? a : emp_cf_add_methodref(rc->cf, rc->klass, rc->exit, "(I)V");
-	int c = b < 0 ? b : emp_cf_add_methodref(rc->cf, rc->klass, rc->exit_throw, "(I)V");
+	const char *ed = rc->guarded ? "(I)Z" : "(I)V", *xd = rc->guarded ? "(ZI)V" : "(I)V";
+	int a = emp_cf_add_methodref(rc->cf, rc->klass, rc->enter, ed);
+	int b = a < 0 ? a : emp_cf_add_methodref(rc->cf, rc->klass, rc->exit, xd);
+	int c = b < 0 ? b : emp_cf_add_methodref(rc->cf, rc->klass, rc->exit_throw, xd);
 	if (c < 0)
 		return cf_reason(c);
 	rc->mref_enter = a;
@@ -1100,12 +1155,38 @@ static int analyse(struct meth *m, int code_idx)
 	return 0;
 }
 
-/* The constants the probes need (the three Methodrefs, an Integer for an id beyond sipush) and the instruction
- * that pushes the id, which fixes the probes' lengths. */
+/* Guarded shape: the flag local's index (max_locals, which grows by one) and its iload/istore. */
+static int set_flag(struct meth *m)
+{
+	uint16_t f = m->code.max_locals;
+	if (f == 0xFFFF)
+		return -EMP_REWRITE_E_CODE_TOO_LARGE;
+	if (f <= 3) {
+		m->load[0] = (uint8_t)(OP_ILOAD_0 + f);
+		m->store[0] = (uint8_t)(OP_ISTORE_0 + f);
+		m->flag_len = 1;
+	} else if (f <= 255) {
+		m->load[0] = OP_ILOAD;
+		m->store[0] = OP_ISTORE;
+		m->load[1] = m->store[1] = (uint8_t)f;
+		m->flag_len = 2;
+	} else {
+		m->load[0] = m->store[0] = OP_WIDE;
+		m->load[1] = OP_ILOAD;
+		m->store[1] = OP_ISTORE;
+		emp_cf_put16(m->load + 2, f);
+		emp_cf_put16(m->store + 2, f);
+		m->flag_len = 4;
+	}
+	return add_flag_locals(m);
+}
+
+/* The constants the probes need (the three Methodrefs, an Integer for an id beyond sipush), the guarded shape's
+ * flag local, and the instruction that pushes the id, which fix the probes' lengths. */
 static int prepare_probes(struct meth *m)
 {
 	int r = ensure_probe_refs(m->rc);
-	if (r)
+	if (r || (m->rc->guarded && (r = set_flag(m))))
 		return r;
 	int ldc_idx = 0;
 	if (m->id > 32767) {
@@ -1131,7 +1212,7 @@ static int lay_out(struct meth *m)
 		if (!c)
 			break;
 	}
-	if (m->total > 0xFFFF || m->code.max_stack == 0xFFFF)
+	if (m->total > 0xFFFF)
 		return -EMP_REWRITE_E_CODE_TOO_LARGE;
 	return 0;
 }
@@ -1216,9 +1297,17 @@ static int instrument(struct rw_class *rc, struct emp_cf_member *mb, int code_id
 	emit_code(&m, code);
 	if ((r = new_code_attrs(&m, &smt, attrs, &na)))
 		goto out;
+	/* The probes push the id (guarded: the flag too) above a return's value, or above the exception in H. */
+	uint32_t grow = rc->guarded ? 2 : 1, max_stack = m.code.max_stack + grow;
+	if (max_stack < grow + 1)
+		max_stack = grow + 1;
+	if (max_stack > 0xFFFF) {
+		r = -EMP_REWRITE_E_CODE_TOO_LARGE;
+		goto out;
+	}
 	struct emp_cf_code nc = {
-		.max_stack = (uint16_t)(m.code.max_stack + 1 < 2 ? 2 : m.code.max_stack + 1),
-		.max_locals = m.code.max_locals,
+		.max_stack = (uint16_t)max_stack,
+		.max_locals = (uint16_t)(m.code.max_locals + (rc->guarded ? 1 : 0)),
 		.code_len = m.total,
 		.code = code,
 		.exc_count = exc_count,
@@ -1326,7 +1415,7 @@ static bool has_annotation(const struct emp_classfile *cf, const struct emp_cf_m
 }
 
 int emp_rewrite_class(const uint8_t *in, size_t len, emp_rewrite_select_fn select, void *ctx,
-		      const struct emp_probe_names *names, uint8_t **out, size_t *out_len,
+		      const struct emp_probes *names, uint8_t **out, size_t *out_len,
 		      struct emp_rewrite_stats *stats)
 {
 	struct emp_rewrite_stats local = { 0 };
@@ -1346,6 +1435,7 @@ int emp_rewrite_class(const uint8_t *in, size_t len, emp_rewrite_select_fn selec
 	rc.enter = names && names->enter ? names->enter : "enter";
 	rc.exit = names && names->exit ? names->exit : "exit";
 	rc.exit_throw = names && names->exit_throw ? names->exit_throw : "exitThrow";
+	rc.guarded = names && names->guarded;
 	uint16_t tn = emp_cf_const_u2(cf, cf->this_class, EMP_CP_CLASS, 0);
 	rc.this_name = tn ? emp_cf_utf8(cf, tn, &rc.this_name_len) : NULL;
 	cname = tn ? utf8_dup(cf, tn) : NULL;

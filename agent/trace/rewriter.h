@@ -48,7 +48,7 @@
  * entry probe shares the first line and parameters stay in scope).  RuntimeVisible/Invisible-
  * TypeAnnotations inside Code are dropped (they hold pcs of instructions; the JVM ignores them and
  * reflection cannot see them).  Any other attribute in Code skips the method (its pcs could not be
- * remapped).  max_stack grows by 1 (at least 2); max_locals is unchanged.
+ * remapped).  max_stack grows by 1 (at least 2); max_locals is unchanged (the guarded shape: struct emp_probes).
  *
  * Methods skipped (left byte-identical, counted by reason): jsr/ret, code that would exceed 65535
  * bytes, unexpected constructor shape, malformed code or stack maps, no trampoline site in reach.
@@ -75,13 +75,26 @@ enum emp_rewrite_reason {
 /** emp_rewrite_reason_str - text for a reason code (either sign); "unknown" for anything else. */
 const char *emp_rewrite_reason_str(int reason);
 
-/* The probe class and its three static (I)V methods.  NULL members (or a NULL struct) mean the
- * defaults "emp/Probe", "enter", "exit", "exitThrow".  The probe class itself is never rewritten. */
-struct emp_probe_names {
+/* The probe class and its three static methods.  NULL members (or a NULL struct) mean the defaults "emp/Probe",
+ * "enter", "exit", "exitThrow", and the shape above, where they are (I)V.  The probe class itself is never
+ * rewritten.
+ *
+ * @guarded selects the guarded shape, where the entry probe decides whether the call is recorded and the exits
+ * follow that decision, kept in a new local F (index max_locals, which grows by one):
+ *
+ *     push ID; invokestatic enter(I)Z; istore F    -- the entry (a constructor's: after super()/this())
+ *     iload F; push ID; invokestatic exit(ZI)V     -- before each return
+ *     H: iload F; push ID; invokestatic exitThrow(ZI)V; athrow
+ *
+ * Every stack-map frame after the entry gets F as an int (the locals a frame leaves out are padded with top),
+ * H's frame too; max_stack grows by 2 (at least 3).  So a probe class can stop recording a method at run time
+ * (budget.h) without the class being retransformed, and a call entered before that still records its exit. */
+struct emp_probes {
 	const char *klass;
 	const char *enter;
 	const char *exit;
 	const char *exit_throw;
+	int guarded;
 };
 
 /*
@@ -104,7 +117,7 @@ struct emp_rewrite_stats {
  * emp_rewrite_class - instrument the methods of one class that @select picks.
  * @in, @len: the class bytes (not modified).
  * @select, @ctx: selection callback and its context.
- * @names: probe class/method names (NULL for the defaults).
+ * @names: probe class, method names and shape (NULL for the defaults).
  * @out, @out_len: on success, a malloc'ed rewritten class (caller frees) or NULL/0 when no method was
  *	instrumented (nothing selected, or every selected method skipped).
  * @stats: counters to add to; may be NULL.
@@ -115,7 +128,7 @@ struct emp_rewrite_stats {
  * other methods of the class are still instrumented.
  */
 int emp_rewrite_class(const uint8_t *in, size_t len, emp_rewrite_select_fn select, void *ctx,
-		      const struct emp_probe_names *names, uint8_t **out, size_t *out_len,
+		      const struct emp_probes *names, uint8_t **out, size_t *out_len,
 		      struct emp_rewrite_stats *stats);
 
 #endif /* EMP_REWRITER_H */

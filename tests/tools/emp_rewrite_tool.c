@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* emp_rewrite_tool - run the rewriter offline, selecting every method (test helper).
  *
- * usage: emp_rewrite_tool [-b FIRST_ID] [-m MAPFILE] [-q] IN OUT
+ * usage: emp_rewrite_tool [-b FIRST_ID] [-g] [-m MAPFILE] [-q] IN OUT
  *   IN, OUT: a class file and the file to write, or two directories (every *.class below IN is
  *   rewritten to the same relative path below OUT; classes with nothing instrumented are copied).
  *   -b: first probe id (default 0; ids are handed out in order, one per selected method).
+ *   -g: the guarded shape (rewriter.h, struct emp_probes) calling emp/Guard instead of emp/Probe.
  *   -m: write one line per id: "<id> <class>.<method><descriptor>" (class in binary form).
  *   -q: no statistics on stdout.
  * Exit status: 0 when every class was parsed (skipped methods are fine), 1 on class failures,
@@ -28,6 +29,7 @@ static FILE *map;
 static struct emp_rewrite_stats stats;
 static const char *in_root, *out_root;
 static int failures, io_errors;
+static const struct emp_probes *probes; /* NULL: the default shape */
 
 static int32_t select_all(void *ctx, const char *klass, const char *method, const char *desc, uint16_t acc)
 {
@@ -101,7 +103,7 @@ static int one(const char *in, const char *out)
 	}
 	uint8_t *o = NULL;
 	size_t olen = 0;
-	int r = emp_rewrite_class(b, len, select_all, NULL, NULL, &o, &olen, &stats);
+	int r = emp_rewrite_class(b, len, select_all, NULL, probes, &o, &olen, &stats);
 	if (r < 0) {
 		fprintf(stderr, "emp_rewrite_tool: %s: %s\n", in, emp_rewrite_reason_str(r));
 		failures++;
@@ -138,8 +140,12 @@ static int walk(const char *path, const struct stat *st, int type, struct FTW *f
 int main(int argc, char **argv)
 {
 	int opt, quiet = 0;
-	while ((opt = getopt(argc, argv, "b:m:q")) != -1) {
+	static const struct emp_probes guarded = { .klass = "emp/Guard", .guarded = 1 };
+	while ((opt = getopt(argc, argv, "b:gm:q")) != -1) {
 		switch (opt) {
+		case 'g':
+			probes = &guarded;
+			break;
 		case 'b':
 			next_id = (int32_t)strtol(optarg, NULL, 0);
 			break;
@@ -154,12 +160,12 @@ int main(int argc, char **argv)
 			quiet = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-b FIRST_ID] [-m MAPFILE] [-q] IN OUT\n", argv[0]);
+			fprintf(stderr, "usage: %s [-b FIRST_ID] [-g] [-m MAPFILE] [-q] IN OUT\n", argv[0]);
 			return 2;
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: %s [-b FIRST_ID] [-m MAPFILE] [-q] IN OUT\n", argv[0]);
+		fprintf(stderr, "usage: %s [-b FIRST_ID] [-g] [-m MAPFILE] [-q] IN OUT\n", argv[0]);
 		return 2;
 	}
 	in_root = argv[optind];

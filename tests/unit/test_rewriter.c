@@ -170,6 +170,76 @@ Test(rewriter, branch_returns_exact_bytes)
 	free(in);
 }
 
+/* Does Methodref @idx name @klass.@name@desc? */
+static int names_method(const struct emp_classfile *cf, uint16_t idx, const char *klass, const char *name,
+			const char *desc)
+{
+	uint16_t c = emp_cf_const_u2(cf, idx, EMP_CP_METHODREF, 0), nt = emp_cf_const_u2(cf, idx, EMP_CP_METHODREF, 2);
+	uint16_t cn = c ? emp_cf_const_u2(cf, c, EMP_CP_CLASS, 0) : 0;
+	uint16_t n = nt ? emp_cf_const_u2(cf, nt, EMP_CP_NAME_AND_TYPE, 0) : 0;
+	uint16_t d = nt ? emp_cf_const_u2(cf, nt, EMP_CP_NAME_AND_TYPE, 2) : 0;
+	return cn && n && d && emp_cf_utf8_eq(cf, cn, klass) && emp_cf_utf8_eq(cf, n, name) && emp_cf_utf8_eq(cf, d, desc);
+}
+
+/* The guarded shape: the entry's answer in a new local 1, passed to each exit; every frame after the entry (here
+ * the branch target and the handler) holds it as an int. */
+Test(rewriter, guarded_shape_exact_bytes)
+{
+	static const uint8_t code[] = { 0x1a, 0x99, 0x00, 0x05, 0x04, 0xac, 0x03, 0xac };
+	static const uint8_t smt[] = { 0x00, 0x01, 0x06 }; /* same frame at 6 */
+	struct mdef m = { 0x0009, CP_M, CP_II_DESC, 1, 1, code, sizeof(code), smt, NULL, sizeof(smt), 0 };
+	size_t len, olen;
+	uint8_t *in = build("T", 52, &m, 1, &len), *out;
+	struct emp_rewrite_stats st = { 0 };
+	struct sel s = { .id = 2 };
+	const struct emp_probes guarded = { .klass = "emp/Guard", .guarded = 1 };
+	cr_assert_eq(emp_rewrite_class(in, len, select_fixed, &s, &guarded, &out, &olen, &st), 0);
+	cr_assert_not_null(out);
+	struct emp_classfile *cf;
+	cr_assert_eq(emp_cf_parse(out, olen, &cf), 0);
+	struct emp_cf_code c;
+	int ci = emp_cf_find_attr(cf, cf->methods[0].attrs, cf->methods[0].attr_count, "Code");
+	cr_assert_eq(emp_cf_code_parse(&cf->methods[0].attrs[ci], &c), 0);
+	cr_assert_eq(c.code_len, 29);
+	uint8_t e = c.code[3], x = c.code[14], t = c.code[27];
+	cr_assert(names_method(cf, e, "emp/Guard", "enter", "(I)Z"));
+	cr_assert(names_method(cf, x, "emp/Guard", "exit", "(ZI)V"));
+	cr_assert(names_method(cf, t, "emp/Guard", "exitThrow", "(ZI)V"));
+	const uint8_t want[] = {
+		0x05, 0xb8, 0x00, e, 0x3c,       /*  0: iconst_2; invokestatic enter(I)Z; istore_1 */
+		0x1a,                            /*  5: iload_0 */
+		0x99, 0x00, 0x0a,                /*  6: ifeq 16 */
+		0x04,                            /*  9: iconst_1 */
+		0x1b, 0x05, 0xb8, 0x00, x, 0xac, /* 10: iload_1; iconst_2; invokestatic exit(ZI)V; 15: ireturn */
+		0x03,                            /* 16: iconst_0 */
+		0x1b, 0x05, 0xb8, 0x00, x, 0xac, /* 17: the same exit; 22: ireturn */
+		0x1b, 0x05, 0xb8, 0x00, t, 0xbf, /* 23: iload_1; iconst_2; invokestatic exitThrow(ZI)V; athrow */
+	};
+	cr_assert_arr_eq(c.code, want, sizeof(want));
+	cr_assert_eq(c.max_stack, 3, "the flag and the id above the return value");
+	cr_assert_eq(c.max_locals, 2, "the flag local");
+	cr_assert_eq(c.exc_count, 2);
+	struct emp_cf_exc e0 = { 5, 10, 23, 0 }, e1 = { 16, 17, 23, 0 };
+	cr_assert_arr_eq(&c.exc[0], &e0, sizeof(e0));
+	cr_assert_arr_eq(&c.exc[1], &e1, sizeof(e1));
+	const struct emp_cf_attr *a = code_attr(cf, &c, "StackMapTable");
+	cr_assert_not_null(a);
+	uint16_t thr = emp_cf_be16(a->data + a->len - 2);
+	cr_assert(emp_cf_utf8_eq(cf, emp_cf_const_u2(cf, thr, EMP_CP_CLASS, 0), "java/lang/Throwable"));
+	const uint8_t want_smt[] = {
+		0x00, 0x02,
+		252, 0x00, 16, 0x01,                                              /* append int (the flag) at 16 */
+		0xff, 0x00, 6, 0x00, 0x02, 0x00, 0x01, 0x00, 0x01, 0x07, thr >> 8, thr & 0xff, /* 23: top, int | Throwable */
+	};
+	cr_assert_eq(a->len, sizeof(want_smt));
+	cr_assert_arr_eq(a->data, want_smt, sizeof(want_smt));
+	cr_assert_eq(st.methods_instrumented, 1);
+	emp_cf_code_release(&c);
+	emp_cf_free(cf);
+	free(out);
+	free(in);
+}
+
 Test(rewriter, constructor_entry_after_super)
 {
 	static const uint8_t code[] = { 0x2a, 0xb7, 0x00, CP_OBJECT_INIT, 0x2a, 0x57, 0xb1 };
@@ -293,7 +363,7 @@ Test(rewriter, unselected_probe_class_and_malformed)
 	cr_assert_eq(emp_rewrite_class(in, len, select_fixed, &s, NULL, &out, &olen, &st), 0);
 	cr_assert_null(out);
 	cr_assert_eq(s.calls, 0, "the probe class is never offered for selection");
-	struct emp_probe_names names = { .klass = "my/P" };
+	struct emp_probes names = { .klass = "my/P" };
 	cr_assert_eq(emp_rewrite_class(in, len, select_fixed, &s, &names, &out, &olen, &st), 0);
 	cr_assert_not_null(out, "with another probe class name, emp/Probe is an ordinary class");
 	free(out);
