@@ -40,8 +40,7 @@ static struct {
 	double pct; /* 0: no budget */
 	double pair_ns;         /* the controller's own */
 	double writer_per_call; /* the controller's own: writer CPU ns per call drained, see decide() */
-	int ffm;
-	emp_budget_retransform_fn retransform;
+	struct emp_budget_probes probes;
 	int started;
 	pthread_mutex_t lock; /* guards stop and done, with cond */
 	pthread_cond_t cond;
@@ -103,7 +102,7 @@ static int by_score(const void *a, const void *c)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* The classes the current decision retransforms: those with a method whose `pending` mark is set. */
+/* The classes the current decision retransforms: those of the methods it removes that emp/Guard cannot switch off. */
 static struct {
 	char **names;
 	size_t n;
@@ -129,11 +128,24 @@ static void name_removed(const struct cand *c, const struct emp_callstat *m, dou
 	emp_writer_add_meta(key, val);
 }
 
+/* Switch method @id off in emp/Guard.OFF (a JNI array write from this agent thread; the probes read the byte with a
+ * plain load and see it soon, see Guard.java).  Return: 1, or 0 when @id is beyond the array (or there is none). */
+static int switch_off(JNIEnv *jni, uint32_t id)
+{
+	static const jbyte one = 1;
+	if (!b.probes.off || id >= (uint32_t)b.probes.off_len)
+		return 0;
+	(*jni)->SetByteArrayRegion(jni, b.probes.off, (jsize)id, 1, &one);
+	return 1;
+}
+
 /* One period: @cpu_ns of process CPU time went by, @writer_ns of it the writer's.  The agent's cost: the calls
  * drained × (the calibrated probe pair + the writer's CPU time per call).  The writer's share per call is taken
  * from periods of at least WRITER_MIN_CALLS calls (b.writer_per_call): its CPU time has a part that does not shrink
  * with the calls (its wake-ups, flushes), which spread over a few calls would make every method look costly.
- * Remove methods until that cost is under the budget, then retransform their classes.  Return: methods removed. */
+ * Remove methods until that cost is under the budget: switch them off in emp/Guard, or retransform the classes of
+ * those it cannot hold.  A switched-off method still costs its guard (a byte load and a branch once compiled),
+ * counted as nothing.  Return: methods removed. */
 static size_t decide(JNIEnv *jni, uint64_t cpu_ns, uint64_t writer_ns)
 {
 	uint32_t max = emp_callstats_max_id();
@@ -164,32 +176,37 @@ static size_t decide(JNIEnv *jni, uint64_t cpu_ns, uint64_t writer_ns)
 		b.writer_per_call = (double)writer_ns / (double)calls;
 	double per_call = b.pair_ns + b.writer_per_call;
 	double cost = (double)live * per_call, limit = b.pct / 100.0 * (double)cpu_ns;
-	size_t removed = 0;
+	size_t removed = 0, switched = 0;
+	batch.n = 0;
 	if (cost > limit) {
 		qsort(c, n, sizeof(*c), by_score);
-		batch.n = 0;
 		for (size_t i = 0; i < n && cost > AIM * limit; i++) {
 			struct emp_callstat *m = emp_callstats_get(c[i].id);
-			char *klass = (char *)emp_callstats_class(m);
-			char **names = klass ? realloc(batch.names, (batch.n + 1) * sizeof(char *)) : NULL;
-			if (!names)
-				continue;
-			batch.names = names;
-			if (!in_batch(klass))
-				batch.names[batch.n++] = klass;
+			int off = switch_off(jni, c[i].id);
+			if (!off) {
+				char *klass = (char *)emp_callstats_class(m);
+				char **names = klass ? realloc(batch.names, (batch.n + 1) * sizeof(char *)) : NULL;
+				if (!names)
+					continue;
+				batch.names = names;
+				if (!in_batch(klass))
+					batch.names[batch.n++] = klass;
+			}
 			emp_callstats_remove(m);
 			name_removed(&c[i], m, ns_per_tick);
 			cost -= (double)c[i].calls * per_call;
 			removed++;
+			switched += (size_t)off;
 		}
 	}
 	free(c);
 	if (removed) {
 		emp_count(EMP_C_METHODS_DEINSTRUMENTED, removed);
 		uint64_t t0 = emp_clock_ns(CLOCK_MONOTONIC);
-		b.retransform(jni, in_batch);
-		emp_debug("budget: %zu methods removed, %zu classes retransformed in %.1f ms", removed, batch.n,
-			  (double)(emp_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+		if (batch.n)
+			b.probes.retransform(jni, in_batch);
+		emp_debug("budget: %zu methods removed (%zu switched off), %zu classes retransformed in %.1f ms", removed,
+			  switched, batch.n, (double)(emp_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	}
 	return removed;
 }
@@ -200,7 +217,7 @@ static size_t decide(JNIEnv *jni, uint64_t cpu_ns, uint64_t writer_ns)
 static void JNICALL controller_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
 	(void)jvmti, (void)arg;
-	b.pair_ns = calibrate(b.ffm); /* here, not on the thread running VMInit: the program starts meanwhile */
+	b.pair_ns = calibrate(b.probes.ffm); /* here, not on the thread running VMInit: the program starts meanwhile */
 	char v[64];
 	snprintf(v, sizeof(v), "%.1f", b.pair_ns);
 	emp_writer_add_meta("budget_probe_pair_ns", v);
@@ -255,12 +272,11 @@ JNIEnv *emp_budget_attach(JavaVM *vm, const char *name)
 	return env;
 }
 
-int emp_budget_start(jvmtiEnv *jvmti, JNIEnv *jni, int ffm, emp_budget_retransform_fn retransform)
+int emp_budget_start(jvmtiEnv *jvmti, JNIEnv *jni, const struct emp_budget_probes *probes)
 {
 	if (b.pct <= 0)
 		return 0;
-	b.retransform = retransform;
-	b.ffm = ffm;
+	b.probes = *probes;
 	char v[64];
 	snprintf(v, sizeof(v), "%g", b.pct);
 	emp_writer_add_meta("budget_pct", v);

@@ -3,8 +3,9 @@
  * probes of the methods that cost most for the time they account for.
  *
  * Three parties:
- *   the hook (tracer.c)   registers every selected method with its class (emp_budget_method) and leaves out of a
- *                         class's rewrite the methods the controller removed (emp_budget_removed);
+ *   the hook (tracer.c)   registers every selected method with its class (emp_callstats_method), rewrites in the
+ *                         guarded shape (rewriter.h: the entry asks emp/Guard whether to record, the exits follow)
+ *                         and leaves out of a later rewrite the methods the controller removed;
  *   the writer thread     counts, as it drains each thread's ring, calls and self time per method id
  *                         (emp_budget_note): the probes do no extra work;
  *   the controller        a JVMTI agent thread (out of the program's thread views; it must call JVMTI
@@ -12,9 +13,13 @@
  *                         period × the calibrated cost of a probe pair against PCT % of the process CPU time in it;
  *                         over budget, it removes the methods with the most calls per ns of self time (tiny, hot
  *                         ones first) until the estimate is under 40 % of the budget, names each in the dump (META
- *                         deinstrumented.<id>, doc/dump-format.md) and retransforms their classes.
- * Frames running when their method's class is retransformed keep the old, probed code until they return (JVMTI),
- * so every entry recorded still gets its exit. */
+ *                         deinstrumented.<id>, doc/dump-format.md) and switches it off in emp/Guard.OFF; a method
+ *                         whose id is beyond that array, or every one when emp/Guard could not be defined, is
+ *                         removed by retransforming its class instead.
+ * A call entered before the switch keeps its entry's decision in a local and records its exit; frames running when
+ * their method's class is retransformed keep the old, probed code until they return (JVMTI): either way every entry
+ * recorded gets its exit.  Switching off throws no compiled code away, which a retransformation does (bench/README.md,
+ * "budget: guarded probes"). */
 #ifndef EMP_BUDGET_H
 #define EMP_BUDGET_H
 
@@ -29,9 +34,17 @@ typedef void (*emp_budget_retransform_fn)(JNIEnv *jni, int (*want)(const char *k
 /* Agent_OnLoad: set the budget (0 < @pct <= 100; 0: none) and, with one, turn the counting on (callstats.h). */
 void emp_budget_setup(double pct);
 
-/* VMInit: calibrate the probe cost (@ffm: probes are the FFM flavour) and start the controller, a JVMTI agent
- * thread.  Return: 0, or -1 (logged; no budget). */
-int emp_budget_start(jvmtiEnv *jvmti, JNIEnv *jni, int ffm, emp_budget_retransform_fn retransform);
+/* The probes the controller works with (tracer.c). */
+struct emp_budget_probes {
+	int ffm;        /* they are the FFM flavour (the calibration adds no JNI transition) */
+	jbyteArray off; /* emp/Guard.OFF (a global ref): a method id below @off_len is switched off there; NULL: none */
+	jsize off_len;
+	emp_budget_retransform_fn retransform; /* the other methods are removed by retransforming their classes */
+};
+
+/* VMInit: calibrate the probe cost and start the controller, a JVMTI agent thread.  Return: 0, or -1 (logged; no
+ * budget). */
+int emp_budget_start(jvmtiEnv *jvmti, JNIEnv *jni, const struct emp_budget_probes *probes);
 
 /* End of the recording: stop the controller and wait for it (before the writer's final drain). */
 void emp_budget_stop(void);

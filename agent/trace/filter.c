@@ -186,11 +186,11 @@ static bool glob(const char *pat, const struct subj *s, bool prefix)
 
 bool emp_filter_is_emp_class(const char *k)
 {
-	/* emp/Probe, emp/Probe$X (binary or internal form) and the emp/agent/ package. */
+	/* emp/Probe, emp/Guard, their nested classes (binary or internal form) and the emp/agent/ package. */
 	if (strncmp(k, "emp", 3) != 0 || (k[3] != '/' && k[3] != '.'))
 		return false;
 	const char *r = k + 4;
-	if (strncmp(r, "Probe", 5) == 0 && (r[5] == 0 || r[5] == '$'))
+	if ((strncmp(r, "Probe", 5) == 0 || strncmp(r, "Guard", 5) == 0) && (r[5] == 0 || r[5] == '$'))
 		return true;
 	return strncmp(r, "agent", 5) == 0 && (r[5] == '/' || r[5] == '.');
 }

@@ -17,8 +17,8 @@
  *
  * Selection: a method is selected when some include pattern matches and no exclude pattern matches.
  * With no include pattern nothing is selected (the agent refuses trace mode without include= before
- * it gets here).  emp's own classes are always excluded: the probe class emp.Probe (and its nested
- * classes emp.Probe$...) and the package emp.agent.* -- but not emp.sut.*, the test workloads.  No other class is
+ * it gets here).  emp's own classes are always excluded: the probe classes emp.Probe and emp.Guard (and their
+ * nested classes) and the package emp.agent.* -- but not emp.sut.*, the test workloads.  No other class is
  * ever excluded, JDK classes included: the agent runs no Java code on a traced path, so no class is needed by the
  * probes or the hook in a way that tracing it could break (tracer.c, "What may be traced").
  *
@@ -56,7 +56,7 @@ int emp_filter_add(struct emp_filter *f, const char *kind, const char *value, ch
 size_t emp_filter_include_count(const struct emp_filter *f);
 
 /**
- * emp_filter_is_emp_class - is @klass emp's own code (emp/Probe, emp/Probe$X, the emp/agent/ package), which no
+ * emp_filter_is_emp_class - is @klass emp's own code (emp/Probe, emp/Guard, their nested classes, emp/agent/), which no
  * pattern and no iteration= may select: a probe inside the probe would recurse.  Internal or binary form.
  */
 bool emp_filter_is_emp_class(const char *klass);

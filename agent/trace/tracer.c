@@ -105,6 +105,12 @@ static struct {
 	 * iteration= hooks: the sampler keeps its per-thread data in the carrier's state. */
 	int vthreads;
 	int ffm_used; /* the FFM flavour was defined (define_probe()) */
+	/* budget=: classes are rewritten in the guarded shape calling emp/Guard (rewriter.h, budget.h), whose OFF array
+	 * (a global ref, guard_len entries) switches methods off.  Set by define_probe() before (R). */
+	const struct emp_probes *probes; /* NULL: the plain shape calling emp/Probe */
+	jbyteArray guard_off;
+	jsize guard_len;
+	int budget; /* budget= was given */
 	/* The FFM flavour's three downcall handles (global refs), linked at VMInit; NULL with the JNI flavour. */
 	jobject ffm_handle[3];
 	/* 1 once the recording ended early (duration=, emp-attach PID stop): the hook leaves every class as it is, so
@@ -495,7 +501,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
 	struct selection sel = { 0, 0, 0 };
 	uint8_t *out = NULL;
 	size_t out_len = 0;
-	int rc = emp_rewrite_class(data, (size_t)len, select_method, &sel, NULL, &out, &out_len, &st);
+	int rc = emp_rewrite_class(data, (size_t)len, select_method, &sel, tr.probes, &out, &out_len, &st);
 	/* A retransformation of a class rewritten before (by anyone's RetransformClasses: the hook gets the original
 	 * bytes again) rewrites it the same way with the same ids (less those budget= removed); its methods were
 	 * counted the first time. */
@@ -621,6 +627,26 @@ static int link_ffm(JNIEnv *jni)
 	return 0;
 }
 
+/* budget=: define emp/Guard in the bootstrap loader (after emp/Probe, which it calls), initialize it and keep its
+ * OFF array; from then on the hook rewrites in the guarded shape.  Return: 0 or -1 (the plain shape is used). */
+static int define_guard(JNIEnv *jni)
+{
+	static const struct emp_probes guarded = { .klass = "emp/Guard", .guarded = 1 };
+	jclass guard = (*jni)->DefineClass(jni, "emp/Guard", NULL, (const jbyte *)emp_guard_class,
+					   (jsize)emp_guard_class_len);
+	/* GetStaticFieldID initializes the class: OFF exists after it. */
+	jfieldID fid = guard ? (*jni)->GetStaticFieldID(jni, guard, "OFF", "[B") : NULL;
+	jobject off = fid ? (*jni)->GetStaticObjectField(jni, guard, fid) : NULL;
+	tr.guard_off = off ? (*jni)->NewGlobalRef(jni, off) : NULL;
+	if (!tr.guard_off) {
+		(*jni)->ExceptionClear(jni);
+		return -1;
+	}
+	tr.guard_len = (*jni)->GetArrayLength(jni, tr.guard_off);
+	tr.probes = &guarded;
+	return 0;
+}
+
 /* Define emp/Probe in the bootstrap loader, bind its natives, initialize it, remember its module.  The FFM flavour
  * when @ffm and its handles link, else the JNI flavour.  Return: 0 or -1 (logged). */
 static int define_probe(JNIEnv *jni, int ffm)
@@ -651,7 +677,10 @@ static int define_probe(JNIEnv *jni, int ffm)
 		emp_error("cannot initialize the probe class emp/Probe; nothing is traced");
 		return -1;
 	}
-	emp_info("trace probes: %s", ffm ? "critical foreign-function downcalls" : "JNI static natives");
+	if (tr.budget && define_guard(jni))
+		emp_warn("budget=: cannot define emp/Guard; methods are removed by retransforming their classes");
+	emp_info("trace probes: %s%s", ffm ? "critical foreign-function downcalls" : "JNI static natives",
+		 tr.probes ? ", guarded by emp/Guard" : "");
 	tr.ffm_used = ffm;
 	/* (R) release: the probe class and its natives before any rewritten class; pairs with (S). */
 	atomic_store_explicit(&tr.ready, 1, memory_order_release);
@@ -803,6 +832,7 @@ static int tracer_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapa
 			 jvmtiEventCallbacks *cb, char *err, size_t errlen)
 {
 	tr.ffm_allowed = !jdk_reachable(o);
+	tr.budget = o->budget_pct > 0;
 	emp_budget_setup(o->budget_pct);
 	tr.vthreads = 1;
 	if (!(tr.filter = emp_filter_new())) {
@@ -849,7 +879,8 @@ static void tracer_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 		return;
 	retransform_loaded(jvmti, jni);
 	emp_budget_prepare(jvmti, jni);
-	emp_budget_start(jvmti, jni, tr.ffm_used, retransform_for_budget);
+	struct emp_budget_probes bp = { tr.ffm_used, tr.guard_off, tr.guard_len, retransform_for_budget };
+	emp_budget_start(jvmti, jni, &bp);
 }
 
 static void tracer_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)

@@ -2,7 +2,8 @@
 # Trace mode's budget= and the probes' removal at the end of a recording (issue 11 item 1, issue 10), JDK 17 and 25,
 # on emp.sut.Budget (two tiny methods called 2 × TINY times a round, two heavy ones once a round):
 #   budget=1  removes the probes of exactly tinyA and tinyB (their cost is far over 1 % of the CPU time, that of the
-#             others nothing), names both in the dump and marks them in `calls`; heavyA, heavyB and hot keep every
+#             others nothing) by switching them off in emp/Guard (no class retransformed), names both in the dump and
+#             marks them in `calls`; heavyA, heavyB and hot keep every
 #             call; calls --check passes; the program's stdout is that of the run without the agent;
 #   duration= ends the recording early: the rewritten class gets its original bytes back (classes_restored 1), the
 #             program goes on with the same stdout;
@@ -28,6 +29,8 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     [ -s b.err ] && fail "$v budget: stderr: $(cat b.err)"
     expect_eq "$v budget_pct" 1 "$(info_value b.emp meta budget_pct)"
     expect_eq "$v budget_methods_removed" 2 "$(info_value b.emp counters budget_methods_removed)"
+    # switched off in emp/Guard, not retransformed
+    expect_eq "$v classes_retransformed" 0 "$(info_value b.emp counters classes_retransformed)"
     expect_eq "$v META deinstrumented entries" 2 \
         "$("$ANALYZE" info --format=csv b.emp | grep -c '^meta,b.emp,deinstrumented\.[0-9]*,calls=[0-9]* self_ns=[0-9]* at_ticks=[0-9]* reason=budget$')"
     "$ANALYZE" calls --format=csv b.emp >calls.csv || fail "$v: calls exit $?"

@@ -105,6 +105,8 @@ Test(filter, emp_class_in_both_forms)
 	cr_assert(emp_filter_is_emp_class("emp.Probe"));
 	cr_assert(emp_filter_is_emp_class("emp/Probe$Ring"));
 	cr_assert(emp_filter_is_emp_class("emp.agent.Attach"));
+	cr_assert(emp_filter_is_emp_class("emp/Guard"));
+	cr_assert_not(emp_filter_is_emp_class("emp/GuardX"));
 	cr_assert_not(emp_filter_is_emp_class("emp/ProbeX"));
 	cr_assert_not(emp_filter_is_emp_class("emp/agentx/A"));
 	cr_assert_not(emp_filter_is_emp_class("emp/sut/CallTree"));
