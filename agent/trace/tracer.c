@@ -99,7 +99,11 @@ static struct {
 	 * Relaxed: a hint; a record committed in the instant between VMDeath and the writer's final drain is still
 	 * written, one committed after the drain stays in the ring (a race the JVM's shutdown makes unavoidable). */
 	_Atomic int fast;
-	/* 1 when the FFM flavour may be used: mode=trace and no include pattern can select a JDK class (jdk_reachable) */
+	/* 1 when the FFM flavour may be used: mode=trace, no include pattern can select a JDK class (jdk_reachable), and
+	 * no budget=.  Under a budget most recorded calls are made before the JIT has compiled their callers (the
+	 * controller removes the hot methods within tens of ms), where a downcall handle runs interpreted and costs far
+	 * more than a JNI call: on H2 with JDK 25, budget=10 ran at 1.19× pure with JNI probes against 1.33× with FFM
+	 * ones (5 interleaved rounds, bench/README.md "budget: guarded probes"). */
 	int ffm_allowed;
 	/* 1 with mode=trace: virtual threads get trace states of their own (vthread.h).  Not for sample mode's
 	 * iteration= hooks: the sampler keeps its per-thread data in the carrier's state. */
@@ -831,7 +835,7 @@ static int jdk_reachable(const struct emp_options *o)
 static int tracer_onload(jvmtiEnv *jvmti, const struct emp_options *o, jvmtiCapabilities *caps,
 			 jvmtiEventCallbacks *cb, char *err, size_t errlen)
 {
-	tr.ffm_allowed = !jdk_reachable(o);
+	tr.ffm_allowed = !jdk_reachable(o) && !(o->budget_pct > 0);
 	tr.budget = o->budget_pct > 0;
 	emp_budget_setup(o->budget_pct);
 	tr.vthreads = 1;
