@@ -9,9 +9,10 @@
 #     enters == exits + exitThrows;
 #   - the exact counts of tests/java-corpus/expected-counts.txt.
 # Run twice: probe ids from 0 (iconst/bipush/sipush pushes) and from 100000 (ldc of an Integer constant);
-# then the guarded shape (-g: the entry's decision in a new local, every stack-map frame extended) against the stub
-# emp/Guard, which records no id % 3 == 0, ids % 3 == 1 until a switch mid-run and every id % 3 == 2: those exact,
-# the switched ones at most the expected count, every recorded entry with its exit;
+# then the guarded shape (-g: the entry's decision in a new local, every stack-map frame extended) calling the
+# agent's emp/Guard, whose switches the stub plays (-Demp.probe.guarded): no id % 3 == 0 recorded, ids % 3 == 1 until
+# a switch mid-run, every id % 3 == 2: those exact, the switched ones at most the expected count, every recorded
+# entry with its exit;
 # then a --release 8 subset relabelled as class-file version 49 (old verifier, no stack maps), both shapes.
 # Exit 0 pass, 77 skip (no JDK), 1 fail.
 source "$(dirname "$0")/../lib/common.sh"
@@ -96,7 +97,8 @@ run_one() { # run_one LABEL JAVA FIRST_ID [-g]
     instrumented=$(sed -n 's/.*methods instrumented \([0-9]*\).*/\1/p' "$out/tool.txt")
     expect_eq "$label: methods instrumented (of $selected selected; $(tr '\n' ' ' <"$out/tool.txt"))" "$selected" "$instrumented"
     "$JAVAP" -c -p -cp "$out/classes" corpus.Huge | grep -q goto_w || fail "$label: corpus.Huge was not widened to goto_w"
-    "$java" -Xverify:all -Demp.probe.out="$out/probe.txt" -cp "$out/classes:$CORPUS/stub" corpus.Main \
+    "$java" -Xverify:all -Demp.probe.out="$out/probe.txt" -cp "$out/classes:$CORPUS/stub" \
+        ${shape:+-Demp.probe.guarded=true emp.Probe} corpus.Main \
         >"$out/run.txt" 2>&1 || fail "$label: instrumented run failed: $(head -n 20 "$out/run.txt")"
     diff -u "$TMP/plain.txt" "$out/run.txt" >"$out/diff.txt" || fail "$label: output differs: $(head -n 30 "$out/diff.txt")"
     [ -f "$out/probe.txt" ] || fail "$label: the probe stub wrote no report"
@@ -131,7 +133,8 @@ PY
         expect_eq "v49 $shape: methods instrumented" "$(wc -l <"$d/map.txt")" "$(sed -n 's/.*methods instrumented \([0-9]*\).*/\1/p' "$d/tool.txt")"
         for java in "$JAVA" ${JDK25:+"$JDK25/bin/java"}; do
             [ -x "$(command -v "$java")" ] || continue
-            "$java" -Xverify:all -Demp.probe.out="$d/probe.txt" -cp "$d/rw:$CORPUS/stub" corpus.Main >"$d/run.txt" 2>&1 ||
+            "$java" -Xverify:all -Demp.probe.out="$d/probe.txt" -cp "$d/rw:$CORPUS/stub" \
+                ${shape:+-Demp.probe.guarded=true emp.Probe} corpus.Main >"$d/run.txt" 2>&1 ||
                 fail "v49 $shape: instrumented run failed on $java: $(head -n 20 "$d/run.txt")"
             diff -u "$d/plain.txt" "$d/run.txt" >/dev/null || fail "v49 $shape: output differs on $java"
             check_probe "$d/probe.txt" "$d/map.txt" "v49 $shape on $java" - "$shape"

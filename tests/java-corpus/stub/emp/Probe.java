@@ -12,6 +12,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * exitThrow per probe id and checks on a per-thread stack that every exit matches the innermost
  * open entry.  At shutdown it writes "<id> <enters> <exits> <throws>" lines, "mismatches N" and
  * "open N" to the file named by -Demp.probe.out (stderr if unset).
+ *
+ * <p>With -Demp.probe.guarded=true (the guarded shape, calling the agent's own emp.Guard) it plays the budget
+ * controller: ids with id % 3 == 0 are switched off before the program starts (run it as {@code emp.Probe
+ * MAINCLASS}, so that this class is initialized first), those with id % 3 == 1 after SWITCH of their entries were
+ * recorded (so calls entered before the switch exit after it, and must still record their exits), those with
+ * id % 3 == 2 never.
  */
 public final class Probe {
     private static final int MAX = 1 << 18;
@@ -21,6 +27,9 @@ public final class Probe {
     private static final List<String> PROBLEMS = new ArrayList<>();
     private static final List<Stack> STACKS = new ArrayList<>();
     private static final ThreadLocal<Stack> STACK = ThreadLocal.withInitial(Probe::newStack);
+    private static final boolean GUARDED = Boolean.getBoolean("emp.probe.guarded");
+    private static final int SWITCH = 2000;
+    private static int switchable; /* racy across the corpus' threads: only when the switch happens depends on it */
 
     private static final class Stack {
         int[] ids = new int[64];
@@ -30,6 +39,23 @@ public final class Probe {
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(Probe::report, "emp-probe-report"));
+        if (GUARDED)
+            switchOff(0);
+    }
+
+    /** Runs {@code args[0]}'s main with the remaining arguments, after this class's initialization. */
+    public static void main(String[] args) throws Throwable {
+        try {
+            Class.forName(args[0]).getMethod("main", String[].class)
+                    .invoke(null, (Object) java.util.Arrays.copyOfRange(args, 1, args.length));
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    private static void switchOff(int residue) {
+        for (int id = residue; id < Guard.OFF.length; id += 3)
+            Guard.OFF[id] = 1;
     }
 
     private Probe() {
@@ -50,6 +76,8 @@ public final class Probe {
     }
 
     public static void enter(int id) {
+        if (GUARDED && id % 3 == 1 && ++switchable == SWITCH)
+            switchOff(1);
         ENTERS.incrementAndGet(id);
         Stack s = STACK.get();
         if (s.depth == s.ids.length)
