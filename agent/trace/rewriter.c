@@ -965,10 +965,8 @@ static int build_smt(struct meth *m, struct buf *b)
 #define EMIT(f, pos)                                                                                         \
 	do {                                                                                                 \
 		r = put_frame(m, b, prev, (f), (uint32_t)((int64_t)(pos) - prev_pos - 1));                   \
-		if (r) {                                                                                     \
-			free(hpost.l);                                                                       \
-			return r;                                                                            \
-		}                                                                                            \
+		if (r)                                                                                       \
+			goto out;                                                                            \
 		prev = (f);                                                                                  \
 		prev_pos = (pos);                                                                            \
 		count++;                                                                                     \
@@ -980,8 +978,10 @@ static int build_smt(struct meth *m, struct buf *b)
 				if (m->tr[t].site != i)
 					continue;
 				int32_t fk = m->frame_at[m->tr[t].target];
-				if (fk < 0)
-					return -EMP_REWRITE_E_BAD_STACKMAP;
+				if (fk < 0) {
+					r = -EMP_REWRITE_E_BAD_STACKMAP;
+					goto out;
+				}
 				EMIT(&m->fr[fk], m->tr[t].pos);
 			}
 		}
@@ -990,13 +990,15 @@ static int build_smt(struct meth *m, struct buf *b)
 	}
 	EMIT(&hpost, m->h_post);
 #undef EMIT
-	free(hpost.l);
 	if (count > 0xFFFF)
-		return -EMP_REWRITE_E_BAD_STACKMAP;
-	if (b->oom)
-		return -EMP_REWRITE_E_NOMEM;
-	emp_cf_put16(b->b.data, (uint16_t)count);
-	return 0;
+		r = -EMP_REWRITE_E_BAD_STACKMAP;
+	else if (b->oom)
+		r = -EMP_REWRITE_E_NOMEM;
+	else
+		emp_cf_put16(b->b.data, (uint16_t)count);
+out:
+	free(hpost.l);
+	return r;
 }
 
 /* Debug-table pc mapping: 0 stays 0, otherwise the start of the (prefixed) instruction. */

@@ -427,6 +427,7 @@ Test(rewriter, reason_strings)
 
 static struct emp_rewrite_stats jb_stats;
 static size_t jb_bad_output;
+static const struct emp_probes *jb_probes; /* NULL: the plain shape */
 
 static int32_t select_all(void *ctx, const char *klass, const char *method, const char *desc, uint16_t acc)
 {
@@ -450,7 +451,7 @@ static int rewrite_one(const char *path, const struct stat *st, int type, struct
 	fclose(f);
 	uint8_t *out;
 	size_t olen;
-	int r = emp_rewrite_class(b, len, select_all, &next, NULL, &out, &olen, &jb_stats);
+	int r = emp_rewrite_class(b, len, select_all, &next, jb_probes, &out, &olen, &jb_stats);
 	if (r < 0)
 		cr_log_error("%s: %s", path, emp_rewrite_reason_str(r));
 	if (out) {
@@ -470,8 +471,16 @@ Test(rewriter, java_base_all_methods, .timeout = 300)
 	char *dir = emp_test_extract_java_base();
 	if (!dir)
 		cr_skip_test("java.base.jmod or unzip not available");
+	/* The guarded shape first: it must instrument exactly the methods the plain shape does. */
+	static const struct emp_probes guarded = { .klass = "emp/Guard", .guarded = 1 };
+	jb_probes = &guarded;
 	memset(&jb_stats, 0, sizeof(jb_stats));
 	nftw(dir, rewrite_one, 32, FTW_PHYS);
+	struct emp_rewrite_stats g = jb_stats;
+	jb_probes = NULL;
+	memset(&jb_stats, 0, sizeof(jb_stats));
+	nftw(dir, rewrite_one, 32, FTW_PHYS);
+	cr_assert_arr_eq(&g, &jb_stats, sizeof(g), "the guarded shape skipped or failed other methods than the plain one");
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
