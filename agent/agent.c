@@ -198,6 +198,15 @@ static void stop_recording(JNIEnv *jni, const char *reason)
 	 * writer stops). */
 	if (strcmp(reason, "vm_death") && strcmp(reason, "load_failed"))
 		emp_tracer_restore(agent.vm, jni);
+	/* A GC pause can be running now (this thread is in native code, which a safepoint does not stop): the dump
+	 * gets it whole.  Pauses that start later (the JVM runs on after VMDeath until it exits) are not in it; META
+	 * gc_pauses_until_mono_ns says where the dump's pauses end. */
+	uint64_t closed;
+	if (emp_gcpause_close(2000000000ull, &closed))
+		emp_warn("a GC pause was still running 2 s after the recording ended; the dump leaves it out");
+	char v[32];
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)closed);
+	emp_writer_add_meta("gc_pauses_until_mono_ns", v);
 	emp_safepoint_stop();
 	emp_writer_stop(reason);
 	pthread_mutex_lock(&agent.timer_lock);

@@ -4,6 +4,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "clock.h"
 #include "counters.h"
@@ -16,7 +17,9 @@ struct queue {
 };
 
 static struct queue gc, sp;
-static uint64_t gc_start; /* GC callbacks only: ticks of the open GC pause, 0 = none */
+/* Ticks of the open GC pause, 0 = none: written by the GC callbacks, read by emp_gcpause_close(). */
+static _Atomic uint64_t gc_start;
+static _Atomic int gc_closed; /* 1 once the recording ended: no new pause opens */
 
 /* Producer side.  Return: 0, or -1 when the array is full (the pause is dropped). */
 static int push(struct queue *q, const struct emp_pause *p)
@@ -49,17 +52,37 @@ static size_t drain(struct queue *q, struct emp_pause *out, size_t max)
 
 void emp_gcpause_start(void)
 {
-	gc_start = emp_clock_ticks();
+	/* (E) seq_cst store, then (F) seq_cst load: with (G) and (H) in emp_gcpause_close(), either this sees the
+	 * close and withdraws, or the closer sees this pause open and waits for its finish (store-then-load on both
+	 * sides, so one of the two loads sees the other's store). */
+	atomic_store(&gc_start, emp_clock_ticks());
+	if (atomic_load(&gc_closed))
+		atomic_store_explicit(&gc_start, 0, memory_order_release);
 }
 
 void emp_gcpause_finish(void)
 {
 	uint64_t end = emp_clock_ticks();
-	if (!gc_start) /* a finish whose start came before the events were enabled */
+	uint64_t start = atomic_load_explicit(&gc_start, memory_order_relaxed); /* only the GC callbacks write it */
+	if (!start) /* a finish whose start came before the events were enabled, or after the close */
 		return;
-	struct emp_pause p = { .kind = EMP_PAUSE_GC, .start = gc_start, .duration = end - gc_start };
+	struct emp_pause p = { .kind = EMP_PAUSE_GC, .start = start, .duration = end - start };
 	emp_count(push(&gc, &p) ? EMP_C_GC_PAUSE_FULL : EMP_C_GC_PAUSES, 1);
-	gc_start = 0;
+	/* (I) release; pairs with (H): the pause is pushed and counted before the closer sees none open. */
+	atomic_store_explicit(&gc_start, 0, memory_order_release);
+}
+
+int emp_gcpause_close(uint64_t timeout_ns, uint64_t *closed_mono_ns)
+{
+	atomic_store(&gc_closed, 1); /* (G) */
+	*closed_mono_ns = emp_clock_ns(CLOCK_MONOTONIC);
+	uint64_t until = *closed_mono_ns + timeout_ns;
+	while (atomic_load(&gc_start)) { /* (H) */
+		if (emp_clock_ns(CLOCK_MONOTONIC) >= until)
+			return -1;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	return 0;
 }
 
 uint64_t emp_gcpause_finished(void)

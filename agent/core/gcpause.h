@@ -32,6 +32,13 @@
 void emp_gcpause_start(void);
 void emp_gcpause_finish(void);
 
+/* emp_gcpause_close - the recording ends: no GC pause opens from now on, and one that is open (the world stopped
+ * while the thread ending the recording runs in native code) is waited for, up to @timeout_ns, so that it is in
+ * the dump whole.  The dump then holds exactly the pauses that started before *@closed_mono_ns (CLOCK_MONOTONIC,
+ * set at the close).  Call once, before the writer's final drain.  Return: 0, or -1 when a pause was still open
+ * at the timeout (it is then left out). */
+int emp_gcpause_close(uint64_t timeout_ns, uint64_t *closed_mono_ns);
+
 /* emp_gcpause_finished - GC pauses finished so far (kept or dropped).  Any thread; a relaxed statistic. */
 uint64_t emp_gcpause_finished(void);
 
