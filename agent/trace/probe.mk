@@ -27,15 +27,17 @@ $(PROBE_GEN)/guard/emp/Guard.class: agent/trace/java/guard/emp/Guard.java agent/
 	$(Q)$(JAVAC) --release 8 -Xlint:-options -implicit:none -sourcepath agent/trace/java/jni:agent/trace/java/guard \
 		-d $(PROBE_GEN)/guard $<
 
+# A class file as the body of a C array initializer.
+PROBE_EMBED = od -An -v -tx1 $< | awk '{ for (i = 1; i <= NF; i++) printf "0x%s,", $$i; print "" }' > $@.tmp && \
+	mv $@.tmp $@
+
 $(PROBE_GEN)/probe_%.inc: $(PROBE_GEN)/%/emp/Probe.class
 	$(if $(Q),@echo "  GEN     $@")
-	$(Q)od -An -v -tx1 $< | awk '{ for (i = 1; i <= NF; i++) printf "0x%s,", $$i; print "" }' > $@.tmp
-	$(Q)mv $@.tmp $@
+	$(Q)$(PROBE_EMBED)
 
 $(PROBE_GEN)/guard.inc: $(PROBE_GEN)/guard/emp/Guard.class
 	$(if $(Q),@echo "  GEN     $@")
-	$(Q)od -An -v -tx1 $< | awk '{ for (i = 1; i <= NF; i++) printf "0x%s,", $$i; print "" }' > $@.tmp
-	$(Q)mv $@.tmp $@
+	$(Q)$(PROBE_EMBED)
 
 $(BUILD)/pic/agent/trace/probe_class.o $(BUILD)/obj/agent/trace/probe_class.o: $(PROBE_GEN)/probe_jni.inc $(PROBE_GEN)/probe_ffm.inc \
 	$(PROBE_GEN)/guard.inc

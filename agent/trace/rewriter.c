@@ -179,7 +179,8 @@ struct meth {
 	uint8_t load[4], store[4]; /* guarded: iload/istore of the flag local (wide when its index needs it) */
 	uint32_t flag_len;         /* their length (equal), 0 when not guarded */
 	uint32_t hdr_len;          /* the entry probe at pc 0 (0 for a constructor) */
-	uint32_t ent_len, exit_len, thr_len;
+	uint32_t exit_len;         /* an exit probe; an entry probe is as long (istore F and iload F are) */
+	uint32_t thr_len;          /* the handler: an exit probe and athrow */
 	uint32_t body_end, h_post, total;
 };
 
@@ -747,7 +748,7 @@ static void layout(struct meth *m)
 		pos += in->nlen;
 		if (m->is_ctor && (int32_t)i == m->super_idx) {
 			in->suffix = pos;
-			pos += m->ent_len;
+			pos += m->exit_len; /* the constructor's entry probe */
 		}
 	}
 	m->body_end = pos;
@@ -835,23 +836,26 @@ static void mark_candidates(struct meth *m)
 
 /* --- emission --- */
 
-/* push ID; invokestatic enter; [istore F] */
-static void emit_entry(struct meth *m, uint8_t *p)
+/* push ID; invokestatic @mref at @p.  Return: the byte after it. */
+static uint8_t *emit_call(const struct meth *m, uint8_t *p, int mref)
 {
-	memcpy(p, m->push, m->push_len);
-	p[m->push_len] = OP_INVOKESTATIC;
-	emp_cf_put16(p + m->push_len + 1, (uint16_t)m->rc->mref_enter);
-	memcpy(p + m->push_len + 3, m->store, m->flag_len);
-}
-
-/* [iload F]; push ID; invokestatic @mref (exit or exitThrow) */
-static void emit_exit(struct meth *m, uint8_t *p, int mref)
-{
-	memcpy(p, m->load, m->flag_len);
-	p += m->flag_len;
 	memcpy(p, m->push, m->push_len);
 	p[m->push_len] = OP_INVOKESTATIC;
 	emp_cf_put16(p + m->push_len + 1, (uint16_t)mref);
+	return p + m->push_len + 3;
+}
+
+/* push ID; invokestatic enter; [istore F] */
+static void emit_entry(const struct meth *m, uint8_t *p)
+{
+	memcpy(emit_call(m, p, m->rc->mref_enter), m->store, m->flag_len);
+}
+
+/* [iload F]; push ID; invokestatic @mref (exit or exitThrow) */
+static void emit_exit(const struct meth *m, uint8_t *p, int mref)
+{
+	memcpy(p, m->load, m->flag_len);
+	emit_call(m, p + m->flag_len, mref);
 }
 
 static void emit_code(struct meth *m, uint8_t *out)
@@ -1072,9 +1076,8 @@ static void set_push(struct meth *m, int32_t id, int ldc_idx)
 		emp_cf_put16(m->push + 1, (uint16_t)ldc_idx);
 		m->push_len = 3;
 	}
-	m->ent_len = m->push_len + 3 + m->flag_len;
 	m->exit_len = m->flag_len + m->push_len + 3;
-	m->hdr_len = m->is_ctor ? 0 : m->ent_len; /* a constructor's entry follows the super()/this() call instead */
+	m->hdr_len = m->is_ctor ? 0 : m->exit_len; /* a constructor's entry follows the super()/this() call instead */
 	m->thr_len = m->exit_len + 1;
 }
 

@@ -65,6 +65,13 @@ static inline uint32_t *emp_calls_counter(const struct emp_calls_method *m, uint
 	return m->hist + (bucket - (uint32_t)m->lo * EMP_CALLS_SUB);
 }
 
+/* emp_calls_count - count one call in @m's histogram counter @c (a wrap carries into its high bits). */
+static inline void emp_calls_count(struct emp_calls_method *m, uint32_t *c)
+{
+	if (__builtin_expect(!++*c, 0))
+		emp_calls_carry(m, (uint32_t)(c - m->hist));
+}
+
 /* emp_calls_add - one complete call of @ns inclusive and @self_ns self time.  Exits when out of memory.  Inline:
  * `calls` makes one per traced call, 10^8 and more. */
 static inline void emp_calls_add(struct emp_calls_method *m, uint64_t ns, uint64_t self_ns, int threw)
@@ -72,9 +79,7 @@ static inline void emp_calls_add(struct emp_calls_method *m, uint64_t ns, uint64
 	uint32_t bucket = emp_calls_figures(m, ns, self_ns, threw);
 	if (!emp_calls_in_window(m, bucket))
 		emp_calls_hist_grow(m, bucket / EMP_CALLS_SUB);
-	uint32_t *c = emp_calls_counter(m, bucket);
-	if (__builtin_expect(!++*c, 0))
-		emp_calls_carry(m, (uint32_t)(c - m->hist));
+	emp_calls_count(m, emp_calls_counter(m, bucket));
 }
 
 /* Counts made late.  The counters of every method do not fit a core's cache, and waiting for the one a call
@@ -97,8 +102,7 @@ static inline void emp_calls_flush(struct emp_calls_later *l)
 {
 	uint32_t n = l->n < EMP_CALLS_LATER ? l->n : EMP_CALLS_LATER;
 	for (uint32_t i = 0; i < n; i++)
-		if (!++*l->q[i].c)
-			emp_calls_carry(l->q[i].m, (uint32_t)(l->q[i].c - l->q[i].m->hist));
+		emp_calls_count(l->q[i].m, l->q[i].c);
 	l->n = 0;
 }
 
@@ -113,8 +117,8 @@ static inline void emp_calls_add_later(struct emp_calls_later *l, struct emp_cal
 	uint32_t *c = emp_calls_counter(m, bucket);
 	__builtin_prefetch(c, 1);
 	uint32_t k = l->n++ % EMP_CALLS_LATER;
-	if (l->n > EMP_CALLS_LATER && __builtin_expect(!++*l->q[k].c, 0))
-		emp_calls_carry(l->q[k].m, (uint32_t)(l->q[k].c - l->q[k].m->hist));
+	if (l->n > EMP_CALLS_LATER)
+		emp_calls_count(l->q[k].m, l->q[k].c);
 	l->q[k].c = c;
 	l->q[k].m = m;
 }

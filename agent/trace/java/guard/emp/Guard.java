@@ -11,10 +11,14 @@ package emp;
  * <p>Switching a method off this way costs the program nothing else: the classes are not retransformed, so no
  * compiled code is thrown away (which is what a removal by RetransformClasses mostly costs).  {@code OFF} is
  * {@code static final}: the JIT folds the array and its length, and at an inlined call site the id is a constant,
- * so an inlined {@code enter} is a byte load and a branch.  The controller sets an entry to 1 from its JVMTI agent
- * thread (JNI SetByteArrayRegion) and never back; a probe reads it with a plain load, so a thread may record a few
- * more calls before it sees the change, as with a retransformation.  Ids at or beyond {@code OFF.length} (and an
- * iteration method's id, which has bit 30 set) are always recorded: the controller retransforms those instead.
+ * so an inlined {@code enter} is a byte load and a branch.  It is also {@code @Stable} (honoured here, in a class of
+ * the bootstrap loader): C2 folds an element that is no longer 0, so code compiled after a switch has no probe left
+ * for that method.  Without it the profile of this one branch, shared by every caller, made C2 keep both paths at
+ * every inlined probe (bench/README.md, "budget: guarded probes").  The controller sets an entry to 1 from its
+ * JVMTI agent thread (JNI SetByteArrayRegion) and never back; a probe reads it with a plain load, so a thread may
+ * record a few more calls before it sees the change, as with a retransformation.  Ids at or beyond
+ * {@code OFF.length} (and an iteration method's id, which has bit 30 set) are always recorded: the controller
+ * retransforms those instead.
  * Compiled with {@code --release 8}, like the JNI flavour of {@link Probe}.
  */
 public final class Guard {
