@@ -106,7 +106,7 @@ static inline void emp_calls_flush(struct emp_calls_later *l)
 	l->n = 0;
 }
 
-static inline void emp_calls_add_later(struct emp_calls_later *l, struct emp_calls_method *m, uint64_t ns,
+static inline __attribute__((always_inline)) void emp_calls_add_later(struct emp_calls_later *l, struct emp_calls_method *m, uint64_t ns,
 				       uint64_t self_ns, int threw)
 {
 	uint32_t bucket = emp_calls_figures(m, ns, self_ns, threw);
