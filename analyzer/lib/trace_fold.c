@@ -186,12 +186,17 @@ _Static_assert(offsetof(struct emp_cct_node, total_ns) == offsetof(struct emp_cc
 
 /* ---- the workers' side ---------------------------------------------------------------------------------------- */
 
-static struct emp_calls_method *method_slot(struct folder *w, uint32_t id)
+static __attribute__((noinline, cold)) void method_table_grow(struct folder *w, uint32_t id)
 {
-	if (id >= w->cap) {
-		emp_calls_flush(&w->later); /* the pending counts point into the table */
-		w->m = emp_calls_table_grow(w->m, &w->cap, id + 1);
-	}
+	emp_calls_flush(&w->later); /* the pending counts point into the table */
+	w->m = emp_calls_table_grow(w->m, &w->cap, id + 1);
+}
+
+/* Inline: one per traced call, the table grown only for a method id it has not seen. */
+static inline struct emp_calls_method *method_slot(struct folder *w, uint32_t id)
+{
+	if (__builtin_expect(id >= w->cap, 0))
+		method_table_grow(w, id);
 	return &w->m[id];
 }
 
