@@ -7,7 +7,7 @@
 # Usage: bench/analyzer.sh                 (make bench-analyzer)
 # Knobs (env): N_EVENTS (1000000000), THREADS (4), METHODS (3000), RUNS (1: runs per command, the median wall
 #   time is reported), JOBS (the analyzer --jobs values to compare, "1 all"),
-#   DUMP (build/bench/analyzer-<N_EVENTS>.emp; generated when missing, kept for the next run), BUILD (build).
+#   DUMP (build/bench/analyzer-<N_EVENTS>.emp; generated when missing or older than the generator, kept for the next run; one you give is never touched), BUILD (build).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -17,11 +17,20 @@ AN=$BUILD/emp-analyze
 [[ -x $AN ]] || { echo "bench-analyzer: $AN missing (run make)" >&2; exit 1; }
 mkdir -p "$BUILD/bench"
 GEN=$BUILD/bench/gendump
-if [[ ! -x $GEN || bench/lib/gendump.c -nt $GEN || dump/dump_writer.c -nt $GEN ]]; then
+stale=0
+for src in bench/lib/gendump.c dump/dump_writer.c dump/dump_writer.h dump/varint.h; do
+	[[ $src -nt $GEN ]] && stale=1
+done
+if [[ ! -x $GEN || $stale == 1 ]]; then
 	${CC:-cc} -O2 -std=c11 -Wall -Wextra -Idump -o "$GEN" bench/lib/gendump.c dump/dump_writer.c -llz4 ||
 		{ echo "bench-analyzer: cannot compile bench/lib/gendump.c" >&2; exit 1; }
 fi
-: "${DUMP:=$BUILD/bench/analyzer-$N_EVENTS.emp}"
+# The default dump is made again when the generator changed (the writer's framing with it); one given as DUMP is
+# never touched.
+if [[ -z ${DUMP:-} ]]; then
+	DUMP=$BUILD/bench/analyzer-$N_EVENTS.emp
+	[[ $GEN -nt $DUMP ]] && rm -f "$DUMP"
+fi
 if [[ ! -s $DUMP ]]; then
 	echo "generating $DUMP ($N_EVENTS events, $THREADS threads, $METHODS methods)..." >&2
 	t0=$(date +%s.%N)
