@@ -9,8 +9,9 @@
  * Two kinds of input, told apart by the first byte:
  *   0x89 (the dump magic's first byte): the input is a dump file, as is.
  *   anything else: a "structured" input, so that mutations reach the payload parsers instead of dying at the LZ4
- *     content checksum.  Byte 0 bit 0 is the header's minor version (1 = later than this reader: unknown chunk
- *     types are skipped); then pieces [u8 type][u16le length][payload], each wrapped here into a chunk with a
+ *     checksums.  Byte 0 bit 0 is the header's minor version (1 = later than this reader: unknown chunk types are
+ *     skipped), bit 1 the frames' checksum (0: of each block, as the writer frames them; 1: of the content, as
+ *     dumps written before block checksums); then pieces [u8 type][u16le length][payload], each wrapped here into a chunk with a
  *     valid LZ4 frame.  A last piece cut short keeps what it has.  The unit test dump/corpus writes seeds of
  *     both kinds. */
 #include <stdint.h>
@@ -87,7 +88,10 @@ static size_t build_structured(const uint8_t *data, size_t size, uint8_t **out, 
 	size_t n = 16, pos = 1;
 	LZ4F_preferences_t prefs;
 	memset(&prefs, 0, sizeof(prefs));
-	prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+	if (data[0] & 2)
+		prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+	else
+		prefs.frameInfo.blockChecksumFlag = LZ4F_blockChecksumEnabled;
 	while (pos + 3 <= size) {
 		uint8_t type = data[pos];
 		size_t len = (size_t)data[pos + 1] | (size_t)data[pos + 2] << 8;
