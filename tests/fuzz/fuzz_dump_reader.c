@@ -12,8 +12,8 @@
  *     checksums.  Byte 0 bit 0 is the header's minor version (1 = later than this reader: unknown chunk types are
  *     skipped), bit 1 the frames' checksum (0: of each block, as the writer frames them; 1: of the content, as
  *     dumps written before block checksums); then pieces [u8 type][u16le length][payload], each wrapped here into
- *     a chunk with a valid LZ4 frame.  A last piece cut short keeps what it has.  The unit test dump/corpus writes seeds of
- *     both kinds. */
+ *     a chunk with a valid LZ4 frame.  A last piece cut short keeps what it has.  The unit test dump/corpus
+ *     writes seeds of both kinds. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
