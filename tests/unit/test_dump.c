@@ -817,6 +817,18 @@ Test(dump, truncated_at_every_byte)
 	free_small(&s);
 }
 
+/* The payload of the chunk whose header is at @h, decompressed into @raw (EMP_CHUNK_RAW_MAX bytes).  Return: its
+ * length (the header's raw_len). */
+static uint32_t chunk_payload(LZ4F_dctx *d, const uint8_t *h, uint8_t *raw)
+{
+	uint32_t raw_len = emp_get_u32le(h + 12);
+	size_t dst = raw_len, src = emp_get_u32le(h + 8);
+	LZ4F_resetDecompressionContext(d);
+	cr_assert_eq(LZ4F_decompress(d, raw, &dst, h + EMP_CHUNK_HEADER_LEN, &src, NULL), 0);
+	cr_assert_eq(dst, raw_len);
+	return raw_len;
+}
+
 /* ---- corruption ------------------------------------------------------------------------------------------- */
 
 Test(dump, every_byte_of_every_chunk_flipped)
@@ -887,12 +899,8 @@ Test(dump, content_checksum_frames_read)
 	size_t last_events = 0;
 	for (size_t c = 0; c < s.nchunks; c++) {
 		const uint8_t *h = s.m.p + s.start[c];
-		uint32_t stored = emp_get_u32le(h + 8), raw_len = emp_get_u32le(h + 12);
 		cr_assert_eq(h[EMP_CHUNK_HEADER_LEN + 4] & 0x14, 0x10, "chunk %zu: block checksum, no content checksum", c);
-		size_t dst = raw_len, src = stored;
-		LZ4F_resetDecompressionContext(d);
-		cr_assert_eq(LZ4F_decompress(d, raw, &dst, h + EMP_CHUNK_HEADER_LEN, &src, NULL), 0);
-		cr_assert_eq(dst, raw_len);
+		uint32_t raw_len = chunk_payload(d, h, raw);
 		LZ4F_preferences_t prefs;
 		memset(&prefs, 0, sizeof(prefs));
 		prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
@@ -1223,18 +1231,14 @@ static void write_structured(const char *path, const uint8_t *p, size_t n)
 	cr_assert(!LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION)));
 	out[len++] = 0;
 	for (size_t off = EMP_DUMP_HEADER_LEN; off + EMP_CHUNK_HEADER_LEN <= n;) {
-		uint32_t stored = emp_get_u32le(p + off + 8), raw_len = emp_get_u32le(p + off + 12);
+		uint32_t raw_len = chunk_payload(d, p + off, raw);
 		cr_assert_leq(raw_len, 0xffff, "structured seeds hold chunks below 64 KiB");
-		size_t dst = raw_len, src = stored;
-		LZ4F_resetDecompressionContext(d);
-		cr_assert_eq(LZ4F_decompress(d, raw, &dst, p + off + EMP_CHUNK_HEADER_LEN, &src, NULL), 0);
-		cr_assert_eq(dst, raw_len);
 		out[len++] = p[off + 4];
 		emp_put_u16le(out + len, (uint16_t)raw_len);
 		len += 2;
 		memcpy(out + len, raw, raw_len);
 		len += raw_len;
-		off += EMP_CHUNK_HEADER_LEN + stored;
+		off += EMP_CHUNK_HEADER_LEN + emp_get_u32le(p + off + 8);
 	}
 	write_file(path, out, len);
 	LZ4F_freeDecompressionContext(d);
