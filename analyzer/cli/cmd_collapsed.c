@@ -24,9 +24,7 @@ static const char usage[] =
 	"  --allow-truncated a truncated dump is not an error\n" EMP_PROFILE_USAGE;
 
 struct fold_ctx {
-	const struct emp_profile *p;
-	const struct emp_profile_opts *po;
-	uint32_t *path;
+	struct emp_folded_names *names;
 	enum emp_cct_weight w;
 };
 
@@ -36,12 +34,9 @@ static int fold(struct emp_cct_node *n, void *arg)
 	uint64_t self = emp_cct_self(n, c->w);
 	if (!self)
 		return 0;
-	uint32_t depth = emp_cct_path(n, c->path, EMP_MAX_FRAMES);
-	for (uint32_t i = 0; i < depth && i < EMP_MAX_FRAMES; i++) {
-		if (i)
-			putchar(';');
-		emp_folded_escape(stdout, emp_profile_name(c->p, c->po, c->path[i]));
-	}
+	size_t len;
+	const char *path = emp_folded_path(c->names, n, EMP_MAX_FRAMES, &len);
+	fwrite(path, 1, len, stdout);
 	printf(" %llu\n", (unsigned long long)self);
 	return 0;
 }
@@ -63,12 +58,12 @@ int emp_cmd_collapsed(int argc, char **argv)
 	struct emp_profile p;
 	emp_profile_load(&p, &po, &cli.in, argv + optind, argc - optind);
 	emp_report_notes(rep, &p.notes);
-	struct fold_ctx c = { &p, &po, emp_xmalloc(EMP_MAX_FRAMES * sizeof(*c.path)), emp_profile_weight(&p) };
+	struct fold_ctx c = { emp_folded_names_new(p.st, po.with_desc), emp_profile_weight(&p) };
 	emp_cct_walk(p.cct, emp_cct_cmp(c.w), fold, &c);
 	fflush(stdout);
 	emp_report_print(rep, stderr);
 	emp_report_free(rep);
-	free(c.path);
+	emp_folded_names_free(c.names);
 	emp_profile_free(&p);
 	return cli.in.exit_code;
 }

@@ -36,7 +36,7 @@ struct tree_ctx {
 	uint64_t all;
 	uint64_t all_ns;        /* the traced time (the root calls') */
 	int traced;             /* the tree holds traced calls */
-	uint32_t *path;
+	struct emp_folded_names *names; /* the path column's */
 };
 
 static double pct(uint64_t part, uint64_t whole)
@@ -84,18 +84,8 @@ static int visit(struct emp_cct_node *n, void *arg)
 		free(ind);
 		return 0;
 	}
-	char *path = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&path, &len);
-	if (!m)
-		emp_die("out of memory");
-	uint32_t depth = emp_cct_path(n, c->path, EMP_MAX_FRAMES);
-	for (uint32_t i = 0; i < depth && i < EMP_MAX_FRAMES; i++) {
-		if (i)
-			fputc(';', m);
-		emp_folded_escape(m, emp_profile_name(c->p, c->po, c->path[i]));
-	}
-	fclose(m);
+	size_t len;
+	const char *path = emp_folded_path(c->names, n, EMP_MAX_FRAMES, &len);
 	emp_table_str(c->t, path);
 	emp_table_int(c->t, n->depth);
 	emp_table_str(c->t, name);
@@ -108,7 +98,6 @@ static int visit(struct emp_cct_node *n, void *arg)
 		emp_table_int(c->t, (int64_t)n->total_ns);
 		emp_table_int(c->t, (int64_t)n->self_ns);
 	}
-	free(path);
 	return 0;
 }
 
@@ -157,7 +146,7 @@ int emp_cmd_tree(int argc, char **argv)
 			       : emp_table_new("tree", "Calling-context tree", 5, text_cols_samples);
 	else
 		c.t = emp_table_new("tree", "Calling-context tree", c.traced ? 10 : 7, cols);
-	c.path = emp_xmalloc(EMP_MAX_FRAMES * sizeof(*c.path));
+	c.names = emp_folded_names_new(p.st, po.with_desc);
 	if (min_pct > 0 && c.traced && !c.all)
 		emp_report_note(rep, "paths under %.2f %% of the traced time (%.3f ms) are left out (--min-pct)", min_pct,
 				(double)c.all_ns / 1e6);
@@ -168,7 +157,7 @@ int emp_cmd_tree(int argc, char **argv)
 	emp_report_add(rep, c.t);
 	emp_report_print(rep, stdout);
 	emp_report_free(rep);
-	free(c.path);
+	emp_folded_names_free(c.names);
 	emp_profile_free(&p);
 	return cli.in.exit_code;
 }

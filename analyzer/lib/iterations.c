@@ -580,19 +580,9 @@ double emp_iter_prefix_value(const struct emp_iter_set *s, const struct emp_iter
 
 char *emp_iter_node_path(const struct emp_iter_set *s, const struct emp_cct_node *n)
 {
-	uint32_t depth = n->depth, *gids = emp_xmalloc((depth ? depth : 1) * sizeof(*gids));
-	emp_cct_path(n, gids, depth);
-	char *out = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&out, &len);
-	if (!m)
-		emp_die("out of memory");
-	for (uint32_t i = 0; i < depth; i++) {
-		if (i)
-			fputc(';', m);
-		emp_folded_escape(m, emp_symtab_name(s->st, gids[i], 0));
-	}
-	fclose(m);
-	free(gids);
+	struct emp_folded_names *f = emp_folded_names_new(s->st, 0);
+	size_t len;
+	char *out = emp_xstrdup(emp_folded_path(f, n, UINT32_MAX, &len));
+	emp_folded_names_free(f);
 	return out;
 }

@@ -171,19 +171,6 @@ Test(views, collapsed_escapes_semicolons)
 				"[unknown_Java] 1\n");
 }
 
-Test(views, folded_escape_rules)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	emp_folded_escape(m, "a;b\nc\td e");
-	fputc('|', m);
-	emp_folded_escape(m, "");
-	fclose(m);
-	cr_expect_str_eq(buf, "a:b?c?d e|[empty]");
-	free(buf);
-}
-
 /* The flame SVG: names escaped, every <g> closed, one <title> per frame with the exact counts. */
 Test(views, flame_svg_is_escaped_and_balanced)
 {
