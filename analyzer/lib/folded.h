@@ -15,8 +15,8 @@
 struct emp_cct_node;
 struct emp_symtab;
 
-/* The escaped names of a symbol table's methods, each escaped at its first use: a tree's paths name the same
- * methods over and over (a 10^8-event trace: 398,423 paths, 284 MB). */
+/* The escaped names of a symbol table's frames, each escaped at its first use: a tree's paths name the same
+ * frames over and over (a 10^8-event trace: 398,423 paths, 284 MB). */
 struct emp_folded_names;
 
 /* emp_folded_names_new - names from @st, with their descriptors when @with_desc. */
