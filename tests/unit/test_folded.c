@@ -71,7 +71,7 @@ Test(folded, deep_paths_keep_the_outermost_frames, .init = setup, .fini = teardo
 {
 	uint32_t g[3];
 	for (int i = 0; i < 3; i++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof(name), "m%d", i);
 		g[i] = emp_symtab_intern(st, EMP_FRAME_PSEUDO, 0, "", name, NULL);
 	}
