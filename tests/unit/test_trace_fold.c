@@ -16,6 +16,7 @@
 #include "dump_reader.h"
 #include "dump_writer.h"
 #include "dumpfile.h"
+#include "fold_oracle.h"
 #include "symtab.h"
 #include "trace.h"
 #include "trace_fold.h"
@@ -108,152 +109,20 @@ static void write_dump(const char *path, const struct shape *sh)
 	cr_assert_eq(fclose(f), 0);
 }
 
-struct figures {
-	struct emp_trace_stats st;
-	uint64_t self_ns, last_ticks;
-	struct emp_calls_method *m;
-	uint32_t cap;
-	struct emp_symtab *symtab;
-	struct emp_cct *cct;
-};
-
-static void figures_free(struct figures *x)
+/* The fold of @path with @jobs workers at @hz against @want (trace.h's figures).  Return: 0, or -1 when the fold
+ * handed the dump back. */
+static int folded_equal(const char *path, unsigned jobs, double hz, const struct emp_fold_figures *want)
 {
-	for (uint32_t k = 0; k < x->cap; k++)
-		emp_calls_free(&x->m[k]);
-	free(x->m);
-	emp_cct_free(x->cct);
-	emp_symtab_free(x->symtab);
-}
-
-struct serial_ctx {
-	struct figures *x;
-	struct emp_dump_reader *r;
-	struct emp_trace_clock clock;
-	struct emp_trace_cct tc;
-};
-
-static struct emp_calls_method *slot(void *arg, uint32_t method)
-{
-	struct figures *x = arg;
-	if (method >= x->cap)
-		x->m = emp_calls_table_grow(x->m, &x->cap, method + 1);
-	return &x->m[method];
-}
-
-static void on_enter(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent)
-{
-	struct serial_ctx *sc = arg;
-	emp_trace_cct_ops.on_enter(&sc->tc, c, parent);
-}
-
-static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
-{
-	struct serial_ctx *sc = arg;
-	emp_trace_cct_ops.on_call(&sc->tc, c, parent);
-	uint64_t dur = c->tout >= c->tin ? c->tout - c->tin : 0;
-	uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
-	emp_trace_clock_sync(&sc->clock, sc->r);
-	uint64_t self_ns = emp_trace_clock_ns(&sc->clock, self);
-	sc->x->self_ns += self_ns;
-	emp_calls_add(slot(sc->x, c->method), emp_trace_clock_ns(&sc->clock, dur), self_ns, c->threw);
-}
-
-/* Open @path for @x: its symbol table and tree made, @map set to the reader's symbols. */
-static struct emp_dump_reader *open_for(const char *path, struct figures *x, struct emp_symtab_map **map)
-{
-	struct emp_dump_reader *r;
-	char err[256];
-	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	x->symtab = emp_symtab_new();
-	x->cct = emp_cct_new();
-	*map = emp_symtab_map_new(x->symtab, r);
-	return r;
-}
-
-/* What the views computed before trace_fold.h: every event through trace.h. */
-static void serial(const char *path, struct figures *x, enum emp_dump_status status)
-{
-	struct emp_symtab_map *map;
-	struct emp_dump_reader *r = open_for(path, x, &map);
-	struct serial_ctx sc = { .x = x, .r = r, .tc = { .cct = x->cct, .map = map, .r = r } };
-	static const struct emp_trace_ops ops = { .on_enter = on_enter, .on_call = on_call };
-	struct emp_trace *t = emp_trace_new(&ops, &sc);
-	struct emp_event e;
-	while (emp_dump_reader_next(r, &e)) {
-		x->last_ticks = e.ticks > x->last_ticks ? e.ticks : x->last_ticks;
-		emp_trace_event(t, &e);
-	}
-	cr_assert_eq(emp_dump_reader_status(r), status);
-	emp_trace_finish(t, r);
-	x->st = *emp_trace_stats(t);
-	emp_trace_free(t);
-	emp_symtab_map_free(map);
-	emp_dump_reader_close(r);
-}
-
-/* The fold with @jobs workers.  Return: 0, or -1 when it handed the dump back. */
-static int folded(const char *path, unsigned jobs, double hz, struct figures *x, enum emp_dump_status status)
-{
-	struct emp_symtab_map *map;
-	struct emp_dump_reader *r = open_for(path, x, &map);
-	struct emp_trace_fold *f = emp_trace_fold_new(r, jobs, hz, 1, x->cct, map);
-	uint64_t events = 0;
-	int rc;
-	while ((rc = emp_trace_fold_next(f, NULL, NULL)) > 0)
-		;
+	struct emp_fold_figures got;
+	int rc = emp_fold_folded(path, jobs, hz, &got);
 	if (!rc) {
-		cr_assert_eq(emp_dump_reader_status(r), status);
-		rc = emp_trace_fold_finish(f, &x->st, &x->self_ns, &x->last_ticks, &events);
+		char diff[256];
+		const char *d = emp_fold_diff(want, &got, diff, sizeof(diff));
+		cr_assert_null(d, "%u jobs: %s", jobs, d);
+		cr_assert_gt(got.events, 2 * got.st.calls - 1);
 	}
-	if (!rc) {
-		cr_assert_gt(events, 2 * x->st.calls - 1);
-		emp_trace_fold_collect(f, slot, x);
-	}
-	emp_trace_fold_free(f);
-	emp_symtab_map_free(map);
-	emp_dump_reader_close(r);
+	emp_fold_figures_free(&got);
 	return rc;
-}
-
-static void assert_same(const struct figures *a, const struct figures *b)
-{
-	cr_assert_eq(a->st.calls, b->st.calls);
-	cr_assert_eq(a->st.traces, b->st.traces);
-	cr_assert_eq(a->st.threw, b->st.threw);
-	cr_assert_eq(a->st.unclosed, b->st.unclosed);
-	cr_assert_eq(a->st.never_closed, b->st.never_closed);
-	cr_assert_eq(a->st.exit_without_entry, b->st.exit_without_entry);
-	cr_assert_eq(a->st.eoi_violations, b->st.eoi_violations);
-	cr_assert_eq(a->st.ess_violations, b->st.ess_violations);
-	cr_assert_eq(a->st.time_violations, b->st.time_violations);
-	cr_assert_eq(a->st.max_depth, b->st.max_depth);
-	cr_assert_eq(a->self_ns, b->self_ns);
-	cr_assert_eq(a->last_ticks, b->last_ticks);
-	cr_assert_eq(emp_cct_size(a->cct), emp_cct_size(b->cct));
-	for (uint32_t id = 0; id < emp_cct_size(a->cct); id++) {
-		const struct emp_cct_node *x = emp_cct_node(a->cct, id), *y = emp_cct_node(b->cct, id);
-		cr_assert_eq(x->gid, y->gid, "node %u", id);
-		cr_assert_eq(x->parent ? x->parent->id : 0, y->parent ? y->parent->id : 0, "node %u", id);
-		cr_assert_eq(x->calls, y->calls, "node %u", id);
-		cr_assert_eq(x->total_ns, y->total_ns, "node %u", id);
-		cr_assert_eq(x->self_ns, y->self_ns, "node %u", id);
-	}
-	cr_assert_gt(emp_cct_root(a->cct)->total_ns, 0);
-	uint32_t n = a->cap > b->cap ? a->cap : b->cap;
-	for (uint32_t k = 0; k < n; k++) {
-		const struct emp_calls_method z = { 0 };
-		const struct emp_calls_method *x = k < a->cap ? &a->m[k] : &z, *y = k < b->cap ? &b->m[k] : &z;
-		cr_assert_eq(x->calls, y->calls, "method %u", k);
-		cr_assert_eq(x->threw, y->threw, "method %u", k);
-		cr_assert_eq(x->total_ns, y->total_ns, "method %u", k);
-		cr_assert_eq(x->self_ns, y->self_ns, "method %u", k);
-		cr_assert_eq(x->max_ns, y->max_ns, "method %u", k);
-		for (unsigned slot = 0; slot < 64; slot++)
-			for (unsigned sub = 0; sub < EMP_CALLS_SUB; sub++)
-				cr_assert_eq(emp_calls_bucket(x, slot, sub), emp_calls_bucket(y, slot, sub),
-					     "method %u slot %u sub %u", k, slot, sub);
-	}
 }
 
 /* Serial and folded (1 and 3 workers) on @sh; return how many of the two folds handed the dump back. */
@@ -264,22 +133,18 @@ static int compare(const struct shape *sh)
 	cr_assert(fd >= 0);
 	close(fd);
 	write_dump(path, sh);
-	struct figures want = { 0 };
-	serial(path, &want, EMP_DUMP_COMPLETE);
+	struct emp_fold_figures want;
+	cr_assert_eq(emp_fold_serial(path, &want), 0);
+	cr_assert_eq(want.status, EMP_DUMP_COMPLETE);
 	cr_assert_gt(want.st.calls, 5000); /* the shape makes calls, across chunks */
 	cr_assert_gt(want.st.unclosed, 0);
+	cr_assert_gt(emp_cct_root(want.cct)->total_ns, 0);
 	cr_assert_eq(want.st.time_violations > 0, sh->backwards != 0);
 	cr_assert_eq(want.st.exit_without_entry > 0, sh->exits_without_entry != 0);
 	int handed_back = 0;
-	for (unsigned jobs = 1; jobs <= 3; jobs += 2) {
-		struct figures got = { 0 };
-		if (folded(path, jobs, sh->hz, &got, EMP_DUMP_COMPLETE))
-			handed_back++;
-		else
-			assert_same(&want, &got);
-		figures_free(&got);
-	}
-	figures_free(&want);
+	for (unsigned jobs = 1; jobs <= 3; jobs += 2)
+		handed_back += folded_equal(path, jobs, sh->hz, &want) != 0;
+	emp_fold_figures_free(&want);
 	unlink(path);
 	return handed_back;
 }
@@ -318,14 +183,13 @@ Test(trace_fold, a_sample_event_or_another_clock_rate_hands_the_dump_back)
 	close(fd);
 	struct shape sh = { .seed = 5, .hz = 1e9, .sample = 1 };
 	write_dump(path, &sh);
-	struct figures got = { 0 };
-	cr_assert_eq(folded(path, 1, 1e9, &got, EMP_DUMP_COMPLETE), -1);
-	figures_free(&got);
+	struct emp_fold_figures got;
+	cr_assert_eq(emp_fold_folded(path, 1, 1e9, &got), -1);
+	emp_fold_figures_free(&got);
 	sh.sample = 0;
 	write_dump(path, &sh);
-	struct figures other = { 0 };
-	cr_assert_eq(folded(path, 1, 2e9, &other, EMP_DUMP_COMPLETE), -1); /* not the rate the events are read at */
-	figures_free(&other);
+	cr_assert_eq(emp_fold_folded(path, 1, 2e9, &got), -1); /* not the rate the events are read at */
+	emp_fold_figures_free(&got);
 	unlink(path);
 }
 
@@ -347,19 +211,13 @@ Test(trace_fold, a_corrupt_chunk_counts_nothing_folded_beyond_it)
 	cr_assert_eq(fseek(f, at, SEEK_SET), 0);
 	fputc(b ^ 0x55, f);
 	cr_assert_eq(fclose(f), 0);
-	struct figures want = { 0 };
-	serial(path, &want, EMP_DUMP_CORRUPT);
-	for (int round = 0; round < 20; round++) {
-		struct figures got = { 0 };
-		if (!folded(path, 3, 1e9, &got, EMP_DUMP_CORRUPT))
-			assert_same(&want, &got);
-		figures_free(&got);
-	}
-	struct figures one = { 0 };
-	cr_assert_eq(folded(path, 1, 1e9, &one, EMP_DUMP_CORRUPT), 0); /* nothing runs ahead without workers */
-	assert_same(&want, &one);
-	figures_free(&one);
-	figures_free(&want);
+	struct emp_fold_figures want;
+	cr_assert_eq(emp_fold_serial(path, &want), 0);
+	cr_assert_eq(want.status, EMP_DUMP_CORRUPT);
+	for (int round = 0; round < 20; round++)
+		folded_equal(path, 3, 1e9, &want);
+	cr_assert_eq(folded_equal(path, 1, 1e9, &want), 0); /* nothing runs ahead without workers */
+	emp_fold_figures_free(&want);
 	unlink(path);
 }
 
