@@ -36,15 +36,26 @@ ubsan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-ubsan SAN=undefined OPT=-O1 build-ubsan/unit-tests
 	$(Q)build-ubsan/unit-tests
 
-# libFuzzer on the dump reader, FUZZ_SECONDS long (default 60), seeded from dumps the unit tests write.
+# libFuzzer, FUZZ_SECONDS long each (default 60), seeded from dumps the unit tests write: the dump reader, then the
+# analyzer's trace reading (trace.h against trace_fold.h).  Undefined behaviour stops a run like a crash does.
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 1
-$(BUILD)/fuzz-dump-reader: tests/fuzz/fuzz_dump_reader.c $(DUMP_SRC) $(wildcard dump/*.h) | $(DEPS_STAMP)
+FUZZ_CC := clang -g -O1 -std=c11 -D_GNU_SOURCE -Idump -Itests/fuzz -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined
+FUZZ_FOLD_SRC := tests/unit/fold_oracle.c $(addprefix analyzer/lib/,trace.c trace_fold.c cct.c symtab.c calls.c util.c)
+$(BUILD)/fuzz-dump-reader: tests/fuzz/fuzz_dump_reader.c tests/fuzz/structured.c $(DUMP_SRC) $(wildcard dump/*.h) \
+		tests/fuzz/structured.h | $(DEPS_STAMP)
 	$(if $(Q),@echo "  CLANG   $@")
-	$(Q)clang -g -O1 -std=c11 -D_GNU_SOURCE -Idump -fsanitize=fuzzer,address,undefined -o $@ \
-		tests/fuzz/fuzz_dump_reader.c $(DUMP_SRC) -llz4
-fuzz: $(BUILD)/fuzz-dump-reader $(BUILD)/unit-tests
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -llz4
+$(BUILD)/fuzz-trace-fold: tests/fuzz/fuzz_trace_fold.c tests/fuzz/structured.c $(FUZZ_FOLD_SRC) $(DUMP_SRC) \
+		$(wildcard dump/*.h analyzer/lib/*.h) tests/fuzz/structured.h tests/unit/fold_oracle.h | $(DEPS_STAMP)
+	$(if $(Q),@echo "  CLANG   $@")
+	$(Q)$(FUZZ_CC) -Ianalyzer/lib -Itests/unit -o $@ $(filter %.c,$^) -llz4 -lm -lpthread
+fuzz: $(BUILD)/fuzz-dump-reader $(BUILD)/fuzz-trace-fold $(BUILD)/unit-tests
 	$(Q)mkdir -p $(BUILD)/fuzz-corpus
 	$(Q)EMP_TEST_CORPUS=$(BUILD)/fuzz-corpus $(BUILD)/unit-tests --filter 'dump/*' >/dev/null
-	$(Q)$(BUILD)/fuzz-dump-reader -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -max_len=65536 \
-		$(BUILD)/fuzz-corpus
+	$(Q)for t in dump-reader trace-fold; do \
+		echo "fuzz-$$t: $(FUZZ_SECONDS) s"; \
+		$(BUILD)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -max_len=65536 \
+			$(BUILD)/fuzz-corpus || exit 1; \
+	done

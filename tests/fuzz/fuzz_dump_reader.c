@@ -6,33 +6,13 @@
  * COMPLETE, TRUNCATED or CORRUPT; good_offset never passes the file size; a TRUNCATED or CORRUPT status comes with
  * a message naming the file; every id an event hands out is a defined symbol; every sample's depth is bounded.
  *
- * Two kinds of input, told apart by the first byte:
- *   0x89 (the dump magic's first byte): the input is a dump file, as is.
- *   anything else: a "structured" input, so that mutations reach the payload parsers instead of dying at the LZ4
- *     checksums.  Byte 0 bit 0 is the header's minor version (1 = later than this reader: unknown chunk types are
- *     skipped), bit 1 the frames' checksum (0: of each block, as the writer frames them; 1: of the content, as
- *     dumps written before block checksums); then pieces [u8 type][u16le length][payload], each wrapped here into
- *     a chunk with a valid LZ4 frame.  A last piece cut short keeps what it has.  The unit test dump/corpus
- *     writes seeds of both kinds. */
+ * Its inputs are dump files or structured inputs (structured.h). */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <lz4frame.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "dump_reader.h"
-
-#define CHECK(cond)                                                                                            \
-	do {                                                                                                   \
-		if (!(cond)) {                                                                                 \
-			fprintf(stderr, "fuzz_dump_reader: check failed: %s (line %d)\n", #cond, __LINE__);   \
-			abort();                                                                               \
-		}                                                                                              \
-	} while (0)
-
-static int fd = -1;
+#include "structured.h"
 
 static void touch_symbols(const struct emp_dump_reader *r)
 {
@@ -72,63 +52,12 @@ static void touch_symbols(const struct emp_dump_reader *r)
 	(void)sink;
 }
 
-/* Turn a structured input into a dump in @out (grown as needed).  Return: its length. */
-static size_t build_structured(const uint8_t *data, size_t size, uint8_t **out, size_t *cap)
-{
-	size_t need = 16 + (size / 3 + 1) * 16 + LZ4F_compressFrameBound(size, NULL) + (size / 3 + 1) * 64;
-	if (need > *cap) {
-		*out = realloc(*out, need);
-		CHECK(*out != NULL);
-		*cap = need;
-	}
-	uint8_t *o = *out;
-	memcpy(o, "\x89" "EMP\r\n\x1a\n", 8);
-	o[8] = 1, o[9] = 0, o[10] = data[0] & 1, o[11] = 0;
-	memset(o + 12, 0, 4);
-	size_t n = 16, pos = 1;
-	LZ4F_preferences_t prefs;
-	memset(&prefs, 0, sizeof(prefs));
-	if (data[0] & 2)
-		prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
-	else
-		prefs.frameInfo.blockChecksumFlag = LZ4F_blockChecksumEnabled;
-	while (pos + 3 <= size) {
-		uint8_t type = data[pos];
-		size_t len = (size_t)data[pos + 1] | (size_t)data[pos + 2] << 8;
-		pos += 3;
-		if (len > size - pos)
-			len = size - pos;
-		prefs.frameInfo.contentSize = len;
-		size_t bound = LZ4F_compressFrameBound(len, &prefs);
-		CHECK(n + 16 + bound <= *cap);
-		size_t stored = LZ4F_compressFrame(o + n + 16, bound, data + pos, len, &prefs);
-		CHECK(!LZ4F_isError(stored));
-		uint32_t h[4] = { 0x43504d45u, type, (uint32_t)stored, (uint32_t)len }; /* little-endian host */
-		memcpy(o + n, h, 16);
-		n += 16 + stored;
-		pos += len;
-	}
-	return n;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t *built;
-	static size_t built_cap;
-	char path[64], err[512];
-	if (fd < 0) {
-		fd = memfd_create("emp-fuzz", 0);
-		CHECK(fd >= 0);
-	}
-	if (size && data[0] != 0x89) {
-		size = build_structured(data, size, &built, &built_cap);
-		data = built;
-	}
-	CHECK(ftruncate(fd, 0) == 0);
-	CHECK(pwrite(fd, data, size, 0) == (ssize_t)size);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	char err[512];
+	const char *path = emp_fuzz_input_path(data, &size);
 
 	struct emp_dump_reader *r;
 	if (emp_dump_reader_open(path, &r, err, sizeof(err))) {

@@ -4,7 +4,7 @@
  *
  * Dumps are encoded into memory through the writer's sink callback and written to temporary files for the reader;
  * no binary dump is kept in the repository.  With EMP_TEST_CORPUS set (make fuzz), the test "corpus" also leaves a
- * few valid dumps in that directory as seeds for tests/fuzz/fuzz_dump_reader.c. */
+ * few valid dumps in that directory as seeds for tests/fuzz/ (fuzz_dump_reader.c, fuzz_trace_fold.c). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -1343,6 +1343,9 @@ Test(dump, corpus)
 		build_trace_dump(&tm, broken);
 		snprintf(path, sizeof(path), "%s/trace-%s.emp", dir, broken ? "broken" : "open-at-end");
 		write_file(path, tm.p, tm.n);
+		/* for tests/fuzz/fuzz_trace_fold.c: events that mutate past the checksums */
+		snprintf(path, sizeof(path), "%s/trace-%s-structured", dir, broken ? "broken" : "open-at-end");
+		write_structured(path, tm.p, tm.n);
 		free(tm.p);
 	}
 

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* fuzz_trace_fold.c - libFuzzer target for the analyzer's trace reading: every input (a dump file or a structured
+ * input, structured.h) is read through trace.h event by event and folded through trace_fold.h with one worker and
+ * with two, under ASan and UBSan (`make fuzz`).  Besides "no crash", the fold must agree with trace.h on every
+ * figure (validation counts, traced time, per-method calls, times and histograms, the tree node by node) unless
+ * it hands the dump back, which the views then read through trace.h (fold_oracle.h). */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dump_reader.h"
+#include "fold_oracle.h"
+#include "structured.h"
+
+/* The rate of the dump's first events, as emp_trace_fold_probe() gives it to the views but whatever the META
+ * `mode` says: the fold must hold on any input.  0 when nothing is read. */
+static double start_rate(const char *path)
+{
+	struct emp_dump_reader *r;
+	struct emp_event ev;
+	char err[512];
+	double hz = 0;
+	if (emp_dump_reader_open(path, &r, err, sizeof(err)))
+		return 0;
+	if (emp_dump_reader_next(r, &ev))
+		hz = emp_dump_clock_hz(r);
+	emp_dump_reader_close(r);
+	return hz;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *path = emp_fuzz_input_path(data, &size);
+	struct emp_fold_figures want, got;
+	if (emp_fold_serial(path, &want))
+		return 0; /* not a dump: the reader's own target checks how it says so */
+	double hz = start_rate(path);
+	for (unsigned jobs = 1; hz > 0 && jobs <= 2; jobs++) {
+		if (!emp_fold_folded(path, jobs, hz, &got)) {
+			char diff[256];
+			const char *d = emp_fold_diff(&want, &got, diff, sizeof(diff));
+			if (d)
+				fprintf(stderr, "fuzz_trace_fold: %u jobs: %s\n", jobs, d);
+			CHECK(d == NULL);
+		}
+		emp_fold_figures_free(&got);
+	}
+	emp_fold_figures_free(&want);
+	return 0;
+}
