@@ -819,7 +819,7 @@ static int read_chunk(struct emp_dump_reader *r)
 		/* the events a worker decoded ahead, then the rest from where it stopped (all of them without
 		 * workers) */
 		r->pre = c->pre;
-		r->pre_end = c->pre + c->pre_n;
+		r->pre_end = c->pre ? c->pre + c->pre_n : NULL; /* no arithmetic on NULL (a folding reader's chunk) */
 		r->ev_p = c->rest ? c->rest : p;
 		r->ev_end = end;
 		r->ev_thread = (uint32_t)thread;

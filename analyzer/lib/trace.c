@@ -191,14 +191,14 @@ void emp_trace_finish(struct emp_trace *t, const struct emp_dump_reader *r)
 
 uint64_t emp_trace_ns(const struct emp_dump_reader *r, uint64_t ticks)
 {
-	return (uint64_t)(emp_dump_ticks_to_ns(r, (double)ticks) + 0.5);
+	return emp_trace_round_ns(emp_dump_ticks_to_ns(r, (double)ticks));
 }
 
 void emp_trace_clock_set(struct emp_trace_clock *c, double hz)
 {
 	c->hz = hz;
 	for (uint64_t t = 0; t < EMP_TRACE_CLOCK_SMALL; t++)
-		c->small[t] = (uint64_t)((double)t / hz * 1e9 + 0.5); /* emp_trace_ns(), as emp_trace_clock_ns() */
+		c->small[t] = emp_trace_round_ns((double)t / hz * 1e9); /* emp_trace_ns(), as emp_trace_clock_ns() */
 }
 
 void emp_trace_clock_sync(struct emp_trace_clock *c, const struct emp_dump_reader *r)

@@ -89,12 +89,18 @@ struct emp_trace_clock {
 void emp_trace_clock_sync(struct emp_trace_clock *c, const struct emp_dump_reader *r);
 /* emp_trace_clock_set - the table for a clock of @hz ticks per second (> 0). */
 void emp_trace_clock_set(struct emp_trace_clock *c, double hz);
+/* emp_trace_round_ns - @ns rounded to an integer, UINT64_MAX from 2^64 on: ticks near 2^64 on a clock slower than
+ * 1 GHz (a damaged or forged dump) give more ns than a uint64_t holds, and converting those is undefined. */
+static inline uint64_t emp_trace_round_ns(double ns)
+{
+	return ns + 0.5 < 18446744073709551616.0 ? (uint64_t)(ns + 0.5) : UINT64_MAX;
+}
 static inline uint64_t emp_trace_clock_ns(const struct emp_trace_clock *c, uint64_t ticks)
 {
 	if (ticks < EMP_TRACE_CLOCK_SMALL)
 		return c->small[ticks];
 	/* emp_dump_ticks_to_ns() then emp_trace_ns()'s rounding, the same operations in the same order */
-	return (uint64_t)((double)ticks / c->hz * 1e9 + 0.5);
+	return emp_trace_round_ns((double)ticks / c->hz * 1e9);
 }
 
 /* emp_trace_cct_ops - ops that fold calls into a calling-context tree: arg is a struct emp_trace_cct.  A call adds

@@ -150,3 +150,21 @@ Test(trace, finish_resets_for_the_next_dump)
 	cr_expect_eq(emp_trace_violations(st), 0);
 	emp_trace_free(t);
 }
+
+/* Durations past 2^64 ns (ticks near 2^64 on a clock slower than 1 GHz: a damaged dump) saturate instead of being
+ * converted with undefined behaviour (found by tests/fuzz/fuzz_trace_fold.c); every smaller one rounds as before. */
+Test(trace, ns_saturate_at_the_top)
+{
+	cr_expect_eq(emp_trace_round_ns(0.0), 0);
+	cr_expect_eq(emp_trace_round_ns(2.4), 2);
+	cr_expect_eq(emp_trace_round_ns(2.5), 3);
+	cr_expect_eq(emp_trace_round_ns(9007199254740992.0), 9007199254740992ull); /* 2^53 */
+	cr_expect_eq(emp_trace_round_ns(18446744073709549568.0), 18446744073709549568ull); /* the largest below 2^64 */
+	cr_expect_eq(emp_trace_round_ns(18446744073709551616.0), UINT64_MAX);                /* 2^64 */
+	cr_expect_eq(emp_trace_round_ns(1e30), UINT64_MAX);
+	struct emp_trace_clock c;
+	emp_trace_clock_set(&c, 1e6); /* 1 MHz: a tick is 1000 ns */
+	cr_expect_eq(emp_trace_clock_ns(&c, 3), 3000);
+	cr_expect_eq(emp_trace_clock_ns(&c, 5000), 5000000);
+	cr_expect_eq(emp_trace_clock_ns(&c, UINT64_MAX), UINT64_MAX);
+}
