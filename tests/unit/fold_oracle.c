@@ -91,20 +91,21 @@ int emp_fold_serial(const char *path, struct emp_fold_figures *x)
 	return 0;
 }
 
-int emp_fold_folded(const char *path, unsigned jobs, double hz, struct emp_fold_figures *x)
+int emp_fold_folded(const char *path, unsigned jobs, double hz, unsigned what, struct emp_fold_figures *x)
 {
 	struct emp_symtab_map *map;
 	struct emp_dump_reader *r = open_for(path, x, &map);
 	if (!r)
 		return -1;
-	struct emp_trace_fold *f = emp_trace_fold_new(r, jobs, hz, 1, x->cct, map);
+	struct emp_trace_fold *f = emp_trace_fold_new(r, jobs, hz, (what & EMP_FOLD_METHODS) != 0,
+						  what & EMP_FOLD_TREE ? x->cct : NULL, map);
 	int rc;
 	while ((rc = emp_trace_fold_next(f, NULL, NULL)) > 0)
 		;
 	x->status = emp_dump_reader_status(r);
 	if (!rc)
 		rc = emp_trace_fold_finish(f, &x->st, &x->self_ns, &x->last_ticks, &x->events);
-	if (!rc)
+	if (!rc && (what & EMP_FOLD_METHODS))
 		emp_trace_fold_collect(f, slot, x);
 	emp_trace_fold_free(f);
 	emp_symtab_map_free(map);
@@ -124,7 +125,8 @@ int emp_fold_folded(const char *path, unsigned jobs, double hz, struct emp_fold_
 		}                                                                                              \
 	} while (0)
 
-const char *emp_fold_diff(const struct emp_fold_figures *a, const struct emp_fold_figures *b, char *buf, size_t len)
+const char *emp_fold_diff(const struct emp_fold_figures *a, const struct emp_fold_figures *b, unsigned what,
+			  char *buf, size_t len)
 {
 	DIFF(a->status, b->status, "status");
 	DIFF(a->st.calls, b->st.calls, "calls");
@@ -139,8 +141,9 @@ const char *emp_fold_diff(const struct emp_fold_figures *a, const struct emp_fol
 	DIFF(a->st.max_depth, b->st.max_depth, "max_depth");
 	DIFF(a->self_ns, b->self_ns, "self_ns");
 	DIFF(a->last_ticks, b->last_ticks, "last_ticks");
-	DIFF(emp_cct_size(a->cct), emp_cct_size(b->cct), "tree nodes");
-	for (uint32_t id = 0; id < emp_cct_size(a->cct); id++) {
+	if (what & EMP_FOLD_TREE)
+		DIFF(emp_cct_size(a->cct), emp_cct_size(b->cct), "tree nodes");
+	for (uint32_t id = 0; (what & EMP_FOLD_TREE) && id < emp_cct_size(a->cct); id++) {
 		const struct emp_cct_node *x = emp_cct_node(a->cct, id), *y = emp_cct_node(b->cct, id);
 		DIFF(x->gid, y->gid, "node %u: gid", id);
 		DIFF(x->parent ? x->parent->id : 0, y->parent ? y->parent->id : 0, "node %u: parent", id);
@@ -148,7 +151,7 @@ const char *emp_fold_diff(const struct emp_fold_figures *a, const struct emp_fol
 		DIFF(x->total_ns, y->total_ns, "node %u: total_ns", id);
 		DIFF(x->self_ns, y->self_ns, "node %u: self_ns", id);
 	}
-	uint32_t n = a->cap > b->cap ? a->cap : b->cap;
+	uint32_t n = !(what & EMP_FOLD_METHODS) ? 0 : a->cap > b->cap ? a->cap : b->cap;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct emp_calls_method z = { 0 };
 		const struct emp_calls_method *x = k < a->cap ? &a->m[k] : &z, *y = k < b->cap ? &b->m[k] : &z;

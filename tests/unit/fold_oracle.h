@@ -29,11 +29,16 @@ void emp_fold_figures_free(struct emp_fold_figures *x);
 /* emp_fold_serial - @path's figures, every event through trace.h.  Return: 0, or -1 when it cannot be opened. */
 int emp_fold_serial(const char *path, struct emp_fold_figures *x);
 
-/* emp_fold_folded - @path's figures through trace_fold.h with @jobs workers at @hz.  Return: 0, or -1 when it
- * cannot be opened or the fold handed the dump back (what the views then read through trace.h). */
-int emp_fold_folded(const char *path, unsigned jobs, double hz, struct emp_fold_figures *x);
+/* What a fold makes besides the validation counts and the traced time: each combination is a loop of its own in
+ * trace_fold.c (`calls` folds the methods, the tree views the tree). */
+enum { EMP_FOLD_METHODS = 1, EMP_FOLD_TREE = 2, EMP_FOLD_BOTH = 3 };
 
-/* emp_fold_diff - the first figure where @a and @b differ, said in @buf; NULL when they agree. */
-const char *emp_fold_diff(const struct emp_fold_figures *a, const struct emp_fold_figures *b, char *buf, size_t len);
+/* emp_fold_folded - @path's figures through trace_fold.h with @jobs workers at @hz, making @what.  Return: 0, or
+ * -1 when it cannot be opened or the fold handed the dump back (what the views then read through trace.h). */
+int emp_fold_folded(const char *path, unsigned jobs, double hz, unsigned what, struct emp_fold_figures *x);
+
+/* emp_fold_diff - the first figure of @what where @a and @b differ, said in @buf; NULL when they agree. */
+const char *emp_fold_diff(const struct emp_fold_figures *a, const struct emp_fold_figures *b, unsigned what,
+			  char *buf, size_t len);
 
 #endif /* EMP_TEST_FOLD_ORACLE_H */

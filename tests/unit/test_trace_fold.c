@@ -109,16 +109,16 @@ static void write_dump(const char *path, const struct shape *sh)
 	cr_assert_eq(fclose(f), 0);
 }
 
-/* The fold of @path with @jobs workers at @hz against @want (trace.h's figures).  Return: 0, or -1 when the fold
- * handed the dump back. */
-static int folded_equal(const char *path, unsigned jobs, double hz, const struct emp_fold_figures *want)
+/* The fold of @path with @jobs workers at @hz, making @what, against @want (trace.h's figures).  Return: 0, or -1
+ * when the fold handed the dump back. */
+static int folded_equal(const char *path, unsigned jobs, double hz, unsigned what, const struct emp_fold_figures *want)
 {
 	struct emp_fold_figures got;
-	int rc = emp_fold_folded(path, jobs, hz, &got);
+	int rc = emp_fold_folded(path, jobs, hz, what, &got);
 	if (!rc) {
 		char diff[256];
-		const char *d = emp_fold_diff(want, &got, diff, sizeof(diff));
-		cr_assert_null(d, "%u jobs: %s", jobs, d);
+		const char *d = emp_fold_diff(want, &got, what, diff, sizeof(diff));
+		cr_assert_null(d, "%u jobs, making %u: %s", jobs, what, d);
 		cr_assert_gt(got.events, 2 * got.st.calls - 1);
 	}
 	emp_fold_figures_free(&got);
@@ -143,7 +143,10 @@ static int compare(const struct shape *sh)
 	cr_assert_eq(want.st.exit_without_entry > 0, sh->exits_without_entry != 0);
 	int handed_back = 0;
 	for (unsigned jobs = 1; jobs <= 3; jobs += 2)
-		handed_back += folded_equal(path, jobs, sh->hz, &want) != 0;
+		handed_back += folded_equal(path, jobs, sh->hz, EMP_FOLD_BOTH, &want) != 0;
+	/* the loops of `calls` (methods only) and of the tree views (the tree only) */
+	int alone = folded_equal(path, 3, sh->hz, EMP_FOLD_METHODS, &want) != 0;
+	cr_assert_eq(folded_equal(path, 3, sh->hz, EMP_FOLD_TREE, &want) != 0, alone);
 	emp_fold_figures_free(&want);
 	unlink(path);
 	return handed_back;
@@ -184,11 +187,11 @@ Test(trace_fold, a_sample_event_or_another_clock_rate_hands_the_dump_back)
 	struct shape sh = { .seed = 5, .hz = 1e9, .sample = 1 };
 	write_dump(path, &sh);
 	struct emp_fold_figures got;
-	cr_assert_eq(emp_fold_folded(path, 1, 1e9, &got), -1);
+	cr_assert_eq(emp_fold_folded(path, 1, 1e9, EMP_FOLD_BOTH, &got), -1);
 	emp_fold_figures_free(&got);
 	sh.sample = 0;
 	write_dump(path, &sh);
-	cr_assert_eq(emp_fold_folded(path, 1, 2e9, &got), -1); /* not the rate the events are read at */
+	cr_assert_eq(emp_fold_folded(path, 1, 2e9, EMP_FOLD_BOTH, &got), -1); /* not the rate the events are read at */
 	emp_fold_figures_free(&got);
 	unlink(path);
 }
@@ -215,8 +218,8 @@ Test(trace_fold, a_corrupt_chunk_counts_nothing_folded_beyond_it)
 	cr_assert_eq(emp_fold_serial(path, &want), 0);
 	cr_assert_eq(want.status, EMP_DUMP_CORRUPT);
 	for (int round = 0; round < 20; round++)
-		folded_equal(path, 3, 1e9, &want);
-	cr_assert_eq(folded_equal(path, 1, 1e9, &want), 0); /* nothing runs ahead without workers */
+		folded_equal(path, 3, 1e9, 1 + round % 3, &want);
+	cr_assert_eq(folded_equal(path, 1, 1e9, EMP_FOLD_BOTH, &want), 0); /* nothing runs ahead without workers */
 	emp_fold_figures_free(&want);
 	unlink(path);
 }
