@@ -47,17 +47,25 @@ struct lnode {
 	uint64_t calls, total_ns, self_ns;
 };
 
+/* A call of a method the worker's table has no room for yet (method_slot()): counted by the merge. */
+struct late_call {
+	uint32_t method, threw;
+	uint64_t ns, self_ns;
+};
+
 /* A chunk's summary, handed from its worker to the reading thread. */
 struct summary {
 	int ok;                       /* 0: the chunk holds what the fold does not handle */
 	uint32_t nlevels, nopen;      /* levels (closed ones + the last), calls open at the end */
 	uint32_t nnodes;              /* the chunk's tree, in creation order */
+	uint32_t nlate;               /* its late calls */
 	uint32_t has_enter, max_method;
 	uint64_t events;              /* ENTER, EXIT and EXIT_THROW events */
 	uint64_t calls, threw, self_ns, max_ticks, time_violations;
 	struct level *levels;         /* these point into the same allocation */
 	struct frame *open;
 	struct lnode *nodes;
+	struct late_call *late;
 };
 
 /* A chunk's tree under construction: nodes and an open-addressing table (parent, method) -> node, emptied for the
@@ -77,6 +85,9 @@ struct folder {
 	uint32_t cap;
 	struct emp_calls_later later; /* counts of m's histograms still to make: flushed at each chunk's end and
 					 at the collection */
+	uint32_t known;             /* method ids below this are defined: the table may grow to hold them */
+	struct late_call *late;     /* the chunk's calls of methods from `known` on */
+	uint32_t nlate, late_cap;
 	struct frame *stack;
 	uint32_t stack_cap;
 	struct level *levels;
@@ -106,6 +117,10 @@ struct emp_trace_fold {
 	uint32_t nthreads;
 	struct emp_trace_stats st;
 	uint64_t self_ns, max_ticks, events;
+	/* emp_dump_methods_defined() as the reading thread last saw it, for the workers' method_slot().  Relaxed
+	 * loads and stores: a count that only grows and publishes nothing (the workers read no symbol); a stale
+	 * value only sends more calls to the merge as late calls. */
+	uint32_t known_methods;
 	uint64_t folded;  /* chunks folded: atomic, added to by every folder; read once the workers stopped */
 	uint64_t merged;  /* chunks merged or skipped (the reading thread) */
 	int failed;       /* a merge answered -1 */
@@ -164,6 +179,7 @@ void emp_trace_fold_free(struct emp_trace_fold *f)
 		free(w->m);
 		free(w->stack);
 		free(w->levels);
+		free(w->late);
 		free(w->tree.nodes);
 		free(w->tree.slots);
 		free(w);
@@ -192,12 +208,27 @@ static __attribute__((noinline, cold)) void method_table_grow(struct folder *w, 
 	w->m = emp_calls_table_grow(w->m, &w->cap, id + 1);
 }
 
-/* Inline: one per traced call, the table grown only for a method id it has not seen. */
+/* Inline: one per traced call.  The table grows only for an id the reading thread has seen defined (w->known),
+ * so that a damaged or forged id (up to 2^32) never sizes it; a call of another id returns NULL, and waits for the
+ * merge as a late call (its method's symbol may still be on its way to the reading thread: workers fold ahead). */
 static inline struct emp_calls_method *method_slot(struct folder *w, uint32_t id)
 {
-	if (__builtin_expect(id >= w->cap, 0))
+	if (__builtin_expect(id >= w->cap, 0)) {
+		if (id >= w->known)
+			return NULL;
 		method_table_grow(w, id);
+	}
 	return &w->m[id];
+}
+
+static __attribute__((noinline, cold)) void add_late(struct folder *w, uint32_t method, uint64_t ns, uint64_t self_ns,
+						     int threw)
+{
+	if (w->nlate == w->late_cap) {
+		w->late_cap = w->late_cap ? 2 * w->late_cap : 64;
+		w->late = emp_xrealloc(w->late, w->late_cap * sizeof(*w->late));
+	}
+	w->late[w->nlate++] = (struct late_call){ method, (uint32_t)threw, ns, self_ns };
 }
 
 static uint32_t tree_hash(int64_t parent, uint32_t method, uint32_t mask)
@@ -253,8 +284,13 @@ static inline __attribute__((always_inline)) uint64_t add_call(struct folder *w,
 	s->self_ns += self_ns;
 	s->calls++;
 	s->threw += (uint64_t)threw;
-	if (methods)
-		emp_calls_add_later(&w->later, method_slot(w, c->method), ns, self_ns, threw);
+	if (methods) {
+		struct emp_calls_method *m = method_slot(w, c->method);
+		if (__builtin_expect(m != NULL, 1))
+			emp_calls_add_later(&w->later, m, ns, self_ns, threw);
+		else
+			add_late(w, c->method, ns, self_ns, threw);
+	}
 	if (node) { /* calls, total_ns, self_ns as struct lnode and struct emp_cct_node lay them out */
 		node[0]++;
 		node[1] += ns;
@@ -293,6 +329,8 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 	const uint8_t *end = p + len;
 	struct summary s = { .ok = 1 };
 	uint64_t thread, ticks = 0, head, dt, extra;
+	w->known = __atomic_load_n(&f->known_methods, __ATOMIC_RELAXED); /* see known_methods */
+	w->nlate = 0;
 	uint32_t d = 0, nl = 0;
 	struct level *lv = new_level(w, nl++);
 	if (t) {
@@ -382,22 +420,26 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 		}
 	}
 	emp_calls_flush(&w->later); /* the tables are merged once every chunk is folded */
-	/* One allocation: the summary, its levels, the calls still open, the chunk's tree. */
+	/* One allocation: the summary, its levels, the calls still open, the chunk's tree, its late calls. */
 	s.nnodes = t ? t->n : 0;
+	s.nlate = w->nlate;
 	size_t lv_bytes = nl * sizeof(struct level), open_bytes = d * sizeof(struct frame);
-	size_t node_bytes = s.nnodes * sizeof(struct lnode);
-	struct summary *out = emp_xmalloc(sizeof(*out) + lv_bytes + open_bytes + node_bytes);
+	size_t node_bytes = s.nnodes * sizeof(struct lnode), late_bytes = s.nlate * sizeof(struct late_call);
+	struct summary *out = emp_xmalloc(sizeof(*out) + lv_bytes + open_bytes + node_bytes + late_bytes);
 	*out = s;
 	out->nlevels = nl;
 	out->nopen = d;
 	out->levels = (struct level *)(out + 1);
 	out->open = (struct frame *)((char *)out->levels + lv_bytes);
 	out->nodes = (struct lnode *)((char *)out->open + open_bytes);
+	out->late = (struct late_call *)((char *)out->nodes + node_bytes);
 	memcpy(out->levels, w->levels, lv_bytes);
 	if (open_bytes) /* w->stack may be NULL otherwise */
 		memcpy(out->open, w->stack, open_bytes);
 	if (node_bytes)
 		memcpy(out->nodes, t->nodes, node_bytes);
+	if (late_bytes)
+		memcpy(out->late, w->late, late_bytes);
 	/* Relaxed: only a count; emp_trace_fold_finish() reads it after the workers were joined (pthread_join orders
 	 * every worker's additions before it). */
 	__atomic_fetch_add(&f->folded, 1, __ATOMIC_RELAXED);
@@ -461,6 +503,14 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 	struct folder *w = f->folders[f->nfolders - 1]; /* the reading thread's */
 	struct rthread *t = rthread(f, thread);
 	struct emp_trace_stats *st = &f->st;
+	/* every method of the chunk is defined (checked above): its late calls now have a place */
+	w->known = emp_dump_methods_defined(f->r);
+	for (uint32_t i = 0; f->methods && i < s->nlate; i++) {
+		const struct late_call *l = &s->late[i];
+		if (l->method >= w->cap)
+			method_table_grow(w, l->method);
+		emp_calls_add_later(&w->later, &w->m[l->method], l->ns, l->self_ns, (int)l->threw);
+	}
 	for (uint32_t k = 0; k < s->nlevels && k < t->depth; k++)
 		if (s->levels[k].entered && s->levels[k].min_tin < t->stack[t->depth - 1 - k].tin)
 			return -1; /* how many of its callees entered before it is not known */
@@ -534,6 +584,8 @@ int emp_trace_fold_next(struct emp_trace_fold *f, int (*skip_thread)(void *arg, 
 		return -1;
 	if (!emp_dump_reader_next_folded(f->r, &thread, &s))
 		return 0;
+	/* the chunks read so far defined these: see known_methods */
+	__atomic_store_n(&f->known_methods, emp_dump_methods_defined(f->r), __ATOMIC_RELAXED);
 	f->merged++;
 	if (!skip_thread || !skip_thread(arg, thread))
 		f->failed = merge(f, thread, s) != 0;
