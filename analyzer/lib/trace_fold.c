@@ -503,7 +503,10 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 	struct folder *w = f->folders[f->nfolders - 1]; /* the reading thread's */
 	struct rthread *t = rthread(f, thread);
 	struct emp_trace_stats *st = &f->st;
-	/* every method of the chunk is defined (checked above): its late calls now have a place */
+	for (uint32_t k = 0; k < s->nlevels && k < t->depth; k++)
+		if (s->levels[k].entered && s->levels[k].min_tin < t->stack[t->depth - 1 - k].tin)
+			return -1; /* how many of its callees entered before it is not known */
+	/* The chunk is taken: every method of it is defined (checked above), so its late calls now have a place. */
 	w->known = emp_dump_methods_defined(f->r);
 	for (uint32_t i = 0; f->methods && i < s->nlate; i++) {
 		const struct late_call *l = &s->late[i];
@@ -511,9 +514,6 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 			method_table_grow(w, l->method);
 		emp_calls_add_later(&w->later, &w->m[l->method], l->ns, l->self_ns, (int)l->threw);
 	}
-	for (uint32_t k = 0; k < s->nlevels && k < t->depth; k++)
-		if (s->levels[k].entered && s->levels[k].min_tin < t->stack[t->depth - 1 - k].tin)
-			return -1; /* how many of its callees entered before it is not known */
 	if (f->cct)
 		graft(f, s, t);
 	struct emp_cct_node *root = f->cct ? emp_cct_root(f->cct) : NULL;
