@@ -30,11 +30,11 @@
 #   exactness: trace mode at depth 2 needs ~15 VMs per version for F1 > 98 % at a +10 % leaf change, sample mode at
 #   1 ms ~7), so at +10 % 10 VMs miss the change in a few runs in a hundred in trace mode (a CI run failed this
 #   script once at +10 %, which check the log did not show); at +20 % the change is twice the noise that made
-#   those misses.  Sample mode counts CPU time: at
-#   1 ms it flagged a +10 % leaf with p ~ 2e-4 (ratio interval 1.07-1.12 measured on a machine loaded to a
-#   trace-mode CV of 4.6), so its verdicts are checked on every run.  There is no retry: a trace-mode or pure-mode
-#   miss on a loaded machine (within-VM CV > 0.3) makes the script exit 77 naming it, a miss otherwise fails.  Pure
-#   mode times the whole iteration, where a +20 % leaf is +10 % of it: its own runs use --delta 0.2.
+#   those misses.  Sample mode counts CPU time: at 1 ms it flagged a +10 % leaf with p ~ 2e-4 (ratio interval
+#   1.07-1.12 measured on a machine loaded to a trace-mode CV of 4.6), so its verdicts are checked on every run.
+#   There is no retry: a trace-mode or pure-mode miss on a loaded or noisy machine (within-VM CV > 0.3 or
+#   between-VM CV > 0.1) makes the script exit 77 naming it, a miss otherwise fails.  Pure mode times the whole
+#   iteration, where a +20 % leaf is +10 % of it: its own runs use --delta 0.2.
 # Knobs (env): VMS (10), WARMUP (300), ITERS (800), PAR (2: JVMs at once in sample mode; trace runs alone),
 # KEEP=1 keeps the dumps.
 set -uo pipefail
@@ -96,10 +96,13 @@ for mode in trace sample; do
 	check "$mode: 10 VMs per version" awk -F, -v n="$VMS" 'NR == 2 { exit !($13 == n && $14 == n) }' "$T/$mode.csv"
 	# Sample mode counts CPU time, which preemption does not move: its verdicts are checked on every run.  Trace
 	# mode times wall clock: on a machine so loaded that preemption dominates the iterations (within-VM coefficient
-	# of variation of D2.leaf_0 above 0.3; ~0.05 when the cores are free) no 10-VM test can see +20 %, so there a
-	# miss is not a failure but makes the script SKIP (exit 77, the reason on its last line); a miss at a normal
-	# CV fails.
+	# of variation of D2.leaf_0 above 0.3; ~0.05 when the cores are free), or whose speed differs from one VM to
+	# the next by more than half the change (between-VM coefficient of variation above 0.1, Kalibera-Jones; 0.024
+	# to 0.07 on these machines, see Power), no 10-VM test can see +20 %, so there a miss is not a failure but
+	# makes the script SKIP (exit 77, the reason on its last line); a miss at normal CVs fails.  A CI run on a
+	# host whose runs of one binary spread by ±20 % failed the verdicts here once.
 	cv=$(awk -F, '$1 ~ /;emp.sut.tree.D2.leaf_0$/ { printf "%.2f", sqrt($15) / $2 }' "$T/$mode.csv")
+	bcv=$(awk -F, '$1 ~ /;emp.sut.tree.D2.leaf_0$/ { printf "%.3f", sqrt($16 > 0 ? $16 : 0) / $2 }' "$T/$mode.csv")
 	verdicts_ok() {
 		[[ $(verdict "$T/$mode.csv" ';emp.sut.tree.D2.leaf_0') == slower ]] &&
 			awk -F, -v s=';emp.sut.tree.D2.leaf_1' -v a=$NULL_ALPHA 'NR > 1 && substr($1, length($1) - length(s) + 1) == s {
@@ -108,12 +111,18 @@ for mode in trace sample; do
 			awk -F, '$9 == 1 { n++; ok = $1 ~ /;emp.sut.tree.D2.leaf_0(;emp.sut.CallTree.task)?$/ }
 				END { exit !(n == 1 && ok) }' "$T/$mode.csv"
 	}
-	if [[ $mode == trace ]] && ! verdicts_ok && awk -v c="$cv" 'BEGIN { exit !(c > 0.3) }'; then
-		echo "note $mode: D2.leaf_0 verdicts missed at within-VM CV $cv > 0.3 (machine too loaded)"
-		unchecked+=("trace verdicts (within-VM CV $cv)")
+	what="$mode: D2.leaf_0 slower, D2.leaf_1 unchanged (p > $NULL_ALPHA), the only root cause D2.leaf_0 (or its task)"
+	if verdicts_ok; then
+		check "$what" true
+	elif [[ $mode == trace ]] && awk -v c="$cv" -v b="$bcv" 'BEGIN { exit !(c > 0.3 || b > 0.1) }'; then
+		echo "note $mode: D2.leaf_0 verdicts missed at within-VM CV $cv, between-VM CV $bcv (machine too noisy)"
+		unchecked+=("trace verdicts (within-VM CV $cv, between-VM CV $bcv)")
 	else
-		check "$mode: D2.leaf_0 slower, D2.leaf_1 unchanged (p > $NULL_ALPHA), the only root cause D2.leaf_0 (or its task)" \
-			verdicts_ok
+		check "$what" false
+		# what missed, on a line the test runner shows (it shows the FAIL lines and the output's tail)
+		echo "FAIL   ($mode: $(awk -F, 'NR > 1 && $1 ~ /;emp.sut.tree.D2.leaf_[01]$/ { n = split($1, f, ";")
+			printf "%s %s ratio %.3f p %.2g; ", f[n], $8, $4, $7 } NR > 1 && $9 == 1 { n = split($1, f, ";")
+			c = c " " f[n] } END { printf "root causes:%s", c }' "$T/$mode.csv"); within-VM CV $cv, between-VM CV $bcv)"
 	fi
 	check "$mode: base vs base flags nothing" \
 		awk -F, 'NR > 1 { n++; if ($8 != "unchanged") bad++ } END { exit !(n >= 6 && bad == 0) }' "$T/$mode-bb.csv"
@@ -143,9 +152,11 @@ check "pure: $VMS VMs of $ITERS iterations per version" \
 check "pure: one node, the iteration" awk -F, -v n="$VMS" -v it="$IT" \
 	'NR > 1 { rows++; ok = $1 == it && $10 == 1 && $13 == n && $14 == n } END { exit !(rows == 1 && ok) }' "$T/pure.csv"
 cv=$(awk -F, 'NR == 2 { printf "%.2f", sqrt($15) / $2 }' "$T/pure.csv")
-if ! awk -F, 'NR == 2 { exit !($8 == "slower") }' "$T/pure.csv" && awk -v c="$cv" 'BEGIN { exit !(c > 0.3) }'; then
-	echo "note pure: the iteration's verdict missed at within-VM CV $cv > 0.3 (machine too loaded)"
-	unchecked+=("pure verdict (within-VM CV $cv)")
+bcv=$(awk -F, 'NR == 2 { printf "%.3f", sqrt($16 > 0 ? $16 : 0) / $2 }' "$T/pure.csv")
+if ! awk -F, 'NR == 2 { exit !($8 == "slower") }' "$T/pure.csv" &&
+	awk -v c="$cv" -v b="$bcv" 'BEGIN { exit !(c > 0.3 || b > 0.1) }'; then
+	echo "note pure: the iteration's verdict missed at within-VM CV $cv, between-VM CV $bcv (machine too noisy)"
+	unchecked+=("pure verdict (within-VM CV $cv, between-VM CV $bcv)")
 else
 	check "pure: the iteration slower" awk -F, 'NR == 2 { exit !($8 == "slower") }' "$T/pure.csv"
 fi
