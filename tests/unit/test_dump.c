@@ -1221,8 +1221,8 @@ Test(dump, varint_edges)
 
 /* ---- fuzz seeds ------------------------------------------------------------------------------------------- */
 
-/* Write @p (a dump) to @path in the fuzz target's structured form: a mode byte, then per chunk [u8 type][u16le raw
- * length][raw payload] (tests/fuzz/fuzz_dump_reader.c wraps each payload into a fresh LZ4 frame). */
+/* Write @p (a dump) to @path in the fuzz targets' structured form: a mode byte, then per chunk [u8 type][u16le raw
+ * length][raw payload] (tests/fuzz/structured.c wraps each payload into a fresh LZ4 frame). */
 static void write_structured(const char *path, const uint8_t *p, size_t n)
 {
 	uint8_t *out = malloc(1 + n * 64), *raw = malloc(EMP_CHUNK_RAW_MAX);
