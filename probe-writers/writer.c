@@ -35,6 +35,7 @@ struct wthread {
 	struct emp_dump_events *events; /* the thread's encoder, created at its first record */
 	int name_written;               /* its THREAD symbol is in the dump */
 	struct emp_callstats_stack *budget; /* budget=: the thread's open calls, for calls and self time per method */
+	struct emp_callstats_cpu cpu;       /* budget=: its CPU clock, for the traced threads' CPU time */
 	struct wthread *next;
 };
 
@@ -390,9 +391,13 @@ static uint64_t pass(int final)
 	uint64_t moved = 0;
 	take_new();
 	take_pauses();
+	int budget_on = emp_callstats_on();
+	uint64_t now = budget_on ? emp_clock_ns(CLOCK_MONOTONIC) : 0;
 	for (struct wthread **pp = &w.threads, *wt; (wt = *pp) != NULL;) {
 		int dead = emp_thread_is_dead(wt->t); /* before the drain: a dead thread's last records are in */
 		moved += drain(wt);
+		if (budget_on && !(wt->t->flags & EMP_THREAD_VIRTUAL))
+			emp_callstats_thread_cpu(&wt->cpu, wt->t->tid, now, dead);
 		if (dead) {
 			flush_events(wt);
 			/* Its last events are out: say it ended, so a reader tells calls it left open (never closed) from

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "ring.h"
 
 #define PAGE_BITS 12
@@ -26,6 +27,9 @@ static struct {
 	 * (B) its acquire loads (writer, controller, hook). */
 	_Atomic(struct emp_callstat *) pages[NPAGES];
 	_Atomic uint32_t max_id; /* highest registered id + 1; relaxed (the controller reads a period late at worst) */
+	/* emp_callstats_traced_cpu_ns(): written by the writer thread only (a load and a store, no locked add), read
+	 * by the controller; relaxed, a figure that only grows and publishes nothing. */
+	_Atomic uint64_t traced_cpu_ns;
 } cs;
 
 void emp_callstats_enable(void)
@@ -142,4 +146,25 @@ void emp_callstats_note(struct emp_callstats_stack **sp, const uint8_t *rec)
 void emp_callstats_stack_free(struct emp_callstats_stack *s)
 {
 	free(s);
+}
+
+void emp_callstats_thread_cpu(struct emp_callstats_cpu *c, pid_t tid, uint64_t now_ns, int gone)
+{
+	uint64_t ns;
+	/* tid 0 (a virtual thread's state): its clock id would name the calling thread's own clock */
+	if (tid <= 0 || (!gone && c->at && now_ns - c->at < EMP_CALLSTATS_CPU_NS))
+		return;
+	if (!emp_clock_read_ns(emp_clock_thread_cpu(tid), &ns))
+		return;
+	if (c->ns && ns > c->ns)
+		atomic_store_explicit(&cs.traced_cpu_ns,
+				      atomic_load_explicit(&cs.traced_cpu_ns, memory_order_relaxed) + (ns - c->ns),
+				      memory_order_relaxed);
+	c->ns = ns;
+	c->at = now_ns;
+}
+
+uint64_t emp_callstats_traced_cpu_ns(void)
+{
+	return atomic_load_explicit(&cs.traced_cpu_ns, memory_order_relaxed);
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 enum emp_timesource { EMP_TIME_AUTO, EMP_TIME_TSC, EMP_TIME_MONOTONIC };
@@ -42,6 +43,14 @@ static inline uint64_t emp_clock_ns(clockid_t id)
 	uint64_t ns;
 	emp_clock_read_ns(id, &ns);
 	return ns;
+}
+
+/* emp_clock_thread_cpu - the CPU clock of thread @tid of this process: glibc's MAKE_THREAD_CPUCLOCK(tid,
+ * CPUCLOCK_SCHED), which is what pthread_getcpuclockid() returns for a pthread (the kernel's clock id encoding:
+ * ~pid << 3, per-thread bit 4, scheduler clock 2).  Reading it fails (EINVAL) once the thread has exited. */
+static inline clockid_t emp_clock_thread_cpu(pid_t tid)
+{
+	return (clockid_t)(((unsigned)~tid << 3) | 4u | 2u);
 }
 
 /* emp_ns_timespec - @ns nanoseconds as a struct timespec (for nanosleep, futex and timer_settime). */

@@ -349,7 +349,7 @@ static const struct opt opts[OPT_COUNT] = {
 			   .text = "end the recording after this time and finish the dump; the program goes on (also "
 				   "`emp-attach PID stop`)" },
 	[OPT_BUDGET] = { "budget", "PCT", .def_text = "none: every selected call is recorded", .parse = parse_budget,
-			 .text = "trace mode: keep the probes' cost under PCT % of the program's CPU time by removing "
+			 .text = "trace mode: keep the probes' cost under PCT % of the traced threads' CPU time by removing "
 				 "the probes of the methods that cost most for the time they account for (tiny, hot "
 				 "ones first); each is named in the dump" },
 	[OPT_SAFEPOINTS] = { "safepoints", CHOICE(on_off, safepoints), .def = "on",

@@ -222,14 +222,6 @@ static int cmp_tid(const void *a, const void *b)
 
 /* --- arming --- */
 
-/* The CPU clock of thread @tid of this process: glibc's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), which is what
- * pthread_getcpuclockid() returns for a pthread (the kernel's clock id encoding: ~pid << 3, per-thread bit 4,
- * scheduler clock 2). */
-static clockid_t thread_cpu_clock(pid_t tid)
-{
-	return (clockid_t)(((unsigned)~tid << 3) | 4u | 2u);
-}
-
 /* The name of thread @tid from /proc (its comm), or "" when it is gone. */
 static void read_comm(pid_t tid, char *name, size_t len)
 {
@@ -283,7 +275,7 @@ static void arm(pid_t tid, const char *name)
 	vt->st.t = t;
 	vt->st.tid = tid;
 	vt->st.perf_fd = -1;
-	vt->st.cpu_clock = thread_cpu_clock(tid);
+	vt->st.cpu_clock = emp_clock_thread_cpu(tid);
 	/* a thread HotSpot names as its own is no Java thread of the program's */
 	if (vm.java_depth && vt->category == EMP_VM_NATIVE &&
 	    (vt->st.frames = calloc(vm.java_depth, sizeof(*vt->st.frames))))

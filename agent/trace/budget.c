@@ -24,7 +24,8 @@
  * saves most of that: on H2 (bench/README.md, "budget: the controller's period") 25 ms against 200 ms took
  * `budget=10` from 1.67× to 1.25× pure on JDK 17 and from 2.71× to 1.64× on JDK 25. */
 #define PERIOD_NS (25 * 1000000ull)
-/* Periods are merged until they hold this much process CPU time: less decides nothing (too few calls to rank). */
+/* Periods are merged until they hold this much of the traced threads' CPU time: less decides nothing (too few calls
+ * to rank, and the base is read only every EMP_CALLSTATS_CPU_NS per thread). */
 #define MIN_CPU_NS (10 * 1000000ull)
 /* Removal aims this far under the budget: a wave of removals costs a recompilation of the classes it rewrites, so
  * one deep wave is cheaper than several shallow ones (0.4 against 0.8: fewer waves, same measured overhead or
@@ -40,6 +41,7 @@ static struct {
 	double pct; /* 0: no budget */
 	double pair_ns;         /* the controller's own */
 	double writer_per_call; /* the controller's own: writer CPU ns per call drained, see decide() */
+	uint64_t writer_ns, writer_calls; /* the controller's own: what decide() gathers for writer_per_call */
 	struct emp_budget_probes probes;
 	int started;
 	pthread_mutex_t lock; /* guards stop and done, with cond */
@@ -139,10 +141,13 @@ static int switch_off(JNIEnv *jni, uint32_t id)
 	return 1;
 }
 
-/* One period: @cpu_ns of process CPU time went by, @writer_ns of it the writer's.  The agent's cost: the calls
+/* One period: the traced threads ran @cpu_ns of CPU time, the writer @writer_ns.  The agent's cost: the calls
  * drained × (the calibrated probe pair + the writer's CPU time per call).  The writer's share per call is taken
- * from periods of at least WRITER_MIN_CALLS calls (b.writer_per_call): its CPU time has a part that does not shrink
- * with the calls (its wake-ups, flushes), which spread over a few calls would make every method look costly.
+ * over the last run of periods that drained at least WRITER_MIN_CALLS calls together (b.writer_per_call): its CPU
+ * time has a part that does not shrink with the calls (its wake-ups, flushes), which spread over a few calls would
+ * make every method look costly.  Not from single periods of that many: once the first waves are removed a period
+ * drains far fewer, and the figure stayed that of a full trace's first periods (LZ4 on long runs of alike
+ * records), well under what a budget run's writer spends per call (76-124 ns on H2, JDK 25, `log=debug`).
  * Remove methods until that cost is under the budget: switch them off in emp/Guard, or retransform the classes of
  * those it cannot hold.  A switched-off method still costs its guard (a byte load and a branch once compiled),
  * counted as nothing.  Return: methods removed. */
@@ -172,8 +177,12 @@ static size_t decide(JNIEnv *jni, uint64_t cpu_ns, uint64_t writer_ns)
 			c[n++] = (struct cand){ id, dk, ds, (double)dk / ((double)ds * ns_per_tick + 1.0) };
 		}
 	}
-	if (calls >= WRITER_MIN_CALLS)
-		b.writer_per_call = (double)writer_ns / (double)calls;
+	b.writer_ns += writer_ns;
+	b.writer_calls += calls;
+	if (b.writer_calls >= WRITER_MIN_CALLS) {
+		b.writer_per_call = (double)b.writer_ns / (double)b.writer_calls;
+		b.writer_ns = b.writer_calls = 0;
+	}
 	double per_call = b.pair_ns + b.writer_per_call;
 	double cost = (double)live * per_call, limit = b.pct / 100.0 * (double)cpu_ns;
 	size_t removed = 0, switched = 0;
@@ -205,10 +214,23 @@ static size_t decide(JNIEnv *jni, uint64_t cpu_ns, uint64_t writer_ns)
 		uint64_t t0 = emp_clock_ns(CLOCK_MONOTONIC);
 		if (batch.n)
 			b.probes.retransform(jni, in_batch);
-		emp_debug("budget: %zu methods removed (%zu switched off), %zu classes retransformed in %.1f ms", removed,
-			  switched, batch.n, (double)(emp_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+		emp_debug("budget: %zu methods removed (%zu switched off), %zu classes retransformed in %.1f ms; a call "
+			  "costs %.1f ns (%.1f of it the writer's)", removed, switched, batch.n,
+			  (double)(emp_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, per_call, b.writer_per_call);
 	}
 	return removed;
+}
+
+/* The budget's base: the traced threads' CPU time (callstats.h), as budget= promises — the process's counts the JIT
+ * compiler and GC threads too, a third of the CPU time of H2's run under pure (perf), and so allowed the probes
+ * more than PCT % of the program's own time.  Until a platform thread's time has been counted (a program whose
+ * traced code runs on virtual threads only: their carriers have no state of their own), the process's.  *@traced
+ * says which: the switch happens once, at the first traced thread's second reading. */
+static uint64_t base_cpu_ns(int *traced)
+{
+	uint64_t t = emp_callstats_traced_cpu_ns();
+	*traced = t != 0;
+	return t ? t : emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /* The controller: a JVMTI agent thread (RunAgentThread), as it must call RetransformClasses.  The JVM leaves such
@@ -222,7 +244,8 @@ static void JNICALL controller_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 	snprintf(v, sizeof(v), "%.1f", b.pair_ns);
 	emp_writer_add_meta("budget_probe_pair_ns", v);
 	emp_info("budget=%g%%: a probe pair costs %.1f ns (calibrated)", b.pct, b.pair_ns);
-	uint64_t cpu = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID), wcpu = emp_writer_cpu_ns();
+	int traced, now_traced;
+	uint64_t cpu = base_cpu_ns(&traced), wcpu = emp_writer_cpu_ns();
 	uint64_t next = emp_clock_ns(CLOCK_MONOTONIC) + PERIOD_NS;
 	pthread_mutex_lock(&b.lock);
 	while (!b.stop) {
@@ -230,15 +253,20 @@ static void JNICALL controller_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		if (pthread_cond_timedwait(&b.cond, &b.lock, &until) != ETIMEDOUT)
 			continue;
 		next += PERIOD_NS;
-		uint64_t now = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		uint64_t now = base_cpu_ns(&now_traced);
+		if (now_traced != traced) { /* the base changed clocks: start the period again on the new one */
+			traced = now_traced;
+			cpu = now;
+			wcpu = emp_writer_cpu_ns();
+			continue;
+		}
 		if (now - cpu < MIN_CPU_NS)
 			continue;
 		uint64_t wnow = emp_writer_cpu_ns();
 		pthread_mutex_unlock(&b.lock);
 		decide(jni, now - cpu, wnow > wcpu ? wnow - wcpu : 0);
-		/* The retransformation's own CPU time is the agent's, not the program's: start the next period after it. */
-		cpu = emp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-		wcpu = emp_writer_cpu_ns();
+		cpu = now;
+		wcpu = wnow;
 		pthread_mutex_lock(&b.lock);
 	}
 	b.done = 1;

@@ -9,8 +9,8 @@
  *   the writer thread     counts, as it drains each thread's ring, calls and self time per method id
  *                         (emp_budget_note): the probes do no extra work;
  *   the controller        a JVMTI agent thread (out of the program's thread views; it must call JVMTI
- *                         RetransformClasses), every 25 ms: calls in the last
- *                         period × the calibrated cost of a probe pair against PCT % of the process CPU time in it;
+ *                         RetransformClasses), every 25 ms: calls in the last period × the calibrated cost
+ *                         of a probe pair against PCT % of the traced threads' CPU time in it (callstats.h);
  *                         over budget, it removes the methods with the most calls per ns of self time (tiny, hot
  *                         ones first) until the estimate is under 40 % of the budget, names each in the dump (META
  *                         deinstrumented.<id>, doc/dump-format.md) and switches it off in emp/Guard.OFF; a method
