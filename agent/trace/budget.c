@@ -147,7 +147,7 @@ static int switch_off(JNIEnv *jni, uint32_t id)
  * time has a part that does not shrink with the calls (its wake-ups, flushes), which spread over a few calls would
  * make every method look costly.  Not from single periods of that many: once the first waves are removed a period
  * drains far fewer, and the figure stayed that of a full trace's first periods (LZ4 on long runs of alike
- * records), well under what a budget run's writer spends per call (76-124 ns on H2, JDK 25, `log=debug`).
+ * records), well under what a budget run's writer spends per call (46-124 ns on H2, JDK 25, `log=debug`).
  * Remove methods until that cost is under the budget: switch them off in emp/Guard, or retransform the classes of
  * those it cannot hold.  A switched-off method still costs its guard (a byte load and a branch once compiled),
  * counted as nothing.  Return: methods removed. */
