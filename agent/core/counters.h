@@ -82,6 +82,7 @@
 	X(CLASSES_RETRANSFORMED, "classes_retransformed")/* trace mode: loaded before VMInit, retransformed */ \
 	X(RETRANSFORM_FAILED, "retransform_failed")       /* trace mode: RetransformClasses refused a class */ \
 	X(METHODS_DEINSTRUMENTED, "budget_methods_removed") /* trace mode, budget=: probes removed from a method */ \
+	X(BUDGET_METHODS_SMALL, "budget_methods_small")   /* trace mode, budget=: selectable, too small to instrument */ \
 	X(CLASSES_RESTORED, "classes_restored")           /* trace mode: back to original bytes at the end (stop, duration=) */ \
 	X(GC_PAUSES, "gc_pauses")                         /* GC pauses recorded (every mode; PAUSES chunks) */ \
 	X(GC_PAUSE_FULL, "lost_gc_pause_full")            /* GC pause dropped: the writer did not drain 256 */ \

@@ -351,7 +351,8 @@ static const struct opt opts[OPT_COUNT] = {
 	[OPT_BUDGET] = { "budget", "PCT", .def_text = "none: every selected call is recorded", .parse = parse_budget,
 			 .text = "trace mode: keep the probes' cost under PCT % of the traced threads' CPU time by removing "
 				 "the probes of the methods that cost most for the time they account for (tiny, hot "
-				 "ones first); each is named in the dump" },
+				 "ones first); each is named in the dump; methods of under 36 bytecode bytes are not "
+				 "instrumented" },
 	[OPT_SAFEPOINTS] = { "safepoints", CHOICE(on_off, safepoints), .def = "on",
 			     .text = "every mode: record the JVM's safepoint pauses (a native thread polls HotSpot's "
 				     "sun.rt.safepoint* counters every millisecond)" },

@@ -1471,6 +1471,12 @@ int emp_rewrite_class(const uint8_t *in, size_t len, emp_rewrite_select_fn selec
 		 * another carrier (vthread.h).  Never instrumented, like the JVM's own MethodEntry/MethodExit. */
 		if (has_annotation(cf, mb, "Ljdk/internal/vm/annotation/JvmtiHideEvents;"))
 			continue;
+		/* Code: max_stack u2, max_locals u2, code_length u4 (one too short to say is instrument()'s to refuse) */
+		const struct emp_cf_attr *ca = &mb->attrs[ci];
+		if (names && names->min_code_len && ca->len >= 8 && emp_cf_be32(ca->data + 4) < names->min_code_len) {
+			local.methods_small++;
+			continue;
+		}
 		char *mname = utf8_dup(cf, mb->name_index), *mdesc = utf8_dup(cf, mb->descriptor_index);
 		if (!mname || !mdesc) {
 			free(mname);
@@ -1514,6 +1520,7 @@ done:
 		stats->classes_seen += local.classes_seen;
 		stats->classes_rewritten += local.classes_rewritten;
 		stats->methods_instrumented += local.methods_instrumented;
+		stats->methods_small += local.methods_small;
 		for (int k = 0; k < EMP_REWRITE_NREASONS; k++) {
 			stats->methods_skipped[k] += local.methods_skipped[k];
 			stats->classes_failed[k] += local.classes_failed[k];

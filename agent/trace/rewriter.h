@@ -95,6 +95,9 @@ struct emp_probes {
 	const char *exit;
 	const char *exit_throw;
 	int guarded;
+	/* Methods with less bytecode than this are left alone, before @select is asked (counted in methods_small);
+	 * 0: none.  budget= sets it: see EMP_BUDGET_MIN_CODE in tracer.c. */
+	uint32_t min_code_len;
 };
 
 /*
@@ -109,6 +112,7 @@ typedef int32_t (*emp_rewrite_select_fn)(void *ctx, const char *class_name, cons
 /* Counters, accumulated (+=) by emp_rewrite_class(); zero it once, before the first call. */
 struct emp_rewrite_stats {
 	uint64_t classes_seen, classes_rewritten, methods_instrumented;
+	uint64_t methods_small; /* left alone for struct emp_probes' min_code_len */
 	uint64_t methods_skipped[EMP_REWRITE_NREASONS];
 	uint64_t classes_failed[EMP_REWRITE_NREASONS];
 };

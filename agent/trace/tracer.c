@@ -470,6 +470,7 @@ static void count_stats(const struct emp_rewrite_stats *st)
 {
 	emp_count(EMP_C_CLASSES_REWRITTEN, st->classes_rewritten);
 	emp_count(EMP_C_METHODS_INSTRUMENTED, st->methods_instrumented);
+	emp_count(EMP_C_BUDGET_METHODS_SMALL, st->methods_small);
 	for (int i = 1; i < EMP_REWRITE_NREASONS; i++) {
 		if (st->methods_skipped[i]) {
 			emp_count(EMP_C_METHODS_SKIPPED, st->methods_skipped[i]);
@@ -631,11 +632,20 @@ static int link_ffm(JNIEnv *jni)
 	return 0;
 }
 
+/* budget= leaves methods of fewer bytecode bytes than this uninstrumented.  C2 inlines a method at any call site,
+ * however rarely taken, when it has at most 35 bytes (MaxInlineSize); the guarded shape's probes add 22 or more,
+ * which pushed H2's small methods (getters of 14-35 bytes) over that limit at 895 call sites, and with every probe
+ * switched off its query phase still ran 1.26-1.42x pure.  Left out, budget=10 went from 1.20-1.26x to 1.07-1.10x
+ * pure on JDK 25 (bench/README.md, "budget: small methods left out").  A budget would remove such a method
+ * first anyway: tiny and hot, it costs most for the time it accounts for; its time is in its caller's. */
+#define EMP_BUDGET_MIN_CODE 36
+
 /* budget=: define emp/Guard in the bootstrap loader (after emp/Probe, which it calls), initialize it and keep its
  * OFF array; from then on the hook rewrites in the guarded shape.  Return: 0 or -1 (the plain shape is used). */
 static int define_guard(JNIEnv *jni)
 {
-	static const struct emp_probes guarded = { .klass = "emp/Guard", .guarded = 1 };
+	static const struct emp_probes guarded = { .klass = "emp/Guard", .guarded = 1,
+						   .min_code_len = EMP_BUDGET_MIN_CODE };
 	jclass guard = (*jni)->DefineClass(jni, "emp/Guard", NULL, (const jbyte *)emp_guard_class,
 					   (jsize)emp_guard_class_len);
 	/* GetStaticFieldID initializes the class: OFF exists after it. */

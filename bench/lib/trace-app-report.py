@@ -8,7 +8,8 @@ pure run of the same round with a bootstrap 95 % CI (2000 resamples, seed 1), ca
 call, emp's ring_full_waits and analyzer time/peak memory (from each run's extra.txt), and whether the program's
 stdout equals the pure run's.  For emp-bN (budget=N): methods de-instrumented and two coverages of the full trace's
 traced time (the self time of every method in the emp run of the same round): "own", the share in methods the budget
-run kept (those its calls.csv does not mark "[de-instrumented]"); "inside", the share still inside a call the
+run kept (those its calls.csv lists and does not mark "[de-instrumented]": a method it never instrumented, such as
+one too small for budget=, or never called, is not kept); "inside", the share still inside a call the
 budget run traces (the full trace's calling contexts, its tree.csv, with a kept method on the path: that time is
 then in the nearest kept caller's self time).  Markdown on stdout.
 """
@@ -42,11 +43,11 @@ def coverage(r):
     f, b = calls_csv(full[r["vm"]]), calls_csv(r)
     if not f or b is None:
         return None
-    removed = {x["method"][:-len(MARK)] for x in b if x["method"].endswith(MARK)}
+    kept = {x["method"] for x in b if not x["method"].endswith(MARK)}
     total = sum(int(x["self_ns"]) for x in f)
     if not total:
         return None
-    own = 1 - sum(int(x["self_ns"]) for x in f if x["method"] in removed) / total
+    own = sum(int(x["self_ns"]) for x in f if x["method"] in kept) / total
     # inside: preorder rows with their depth; a context is covered when a method on its path was kept
     p = os.path.join(d, "runs", f"{full[r['vm']]['workload']}-emp-vm{r['vm']}", "tree.csv")
     if not os.path.exists(p):
@@ -55,7 +56,7 @@ def coverage(r):
     for x in csv.DictReader(open(p)):
         depth = int(x["depth"])
         del kept_at[depth - 1:]
-        kept_at.append((kept_at[-1] if kept_at else False) or x["method"] not in removed)
+        kept_at.append((kept_at[-1] if kept_at else False) or x["method"] in kept)
         all_ns += int(x["self_ns"])
         inside += int(x["self_ns"]) if kept_at[-1] else 0
     return own, inside / all_ns if all_ns else None

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Trace mode's budget= and the probes' removal at the end of a recording (issue 11 item 1, issue 10), JDK 17 and 25,
 # on emp.sut.Budget (two tiny methods called 2 × TINY times a round, two heavy ones once a round):
-#   budget=1  removes the probes of exactly tinyA and tinyB (their cost is far over 1 % of the CPU time, that of the
+#   budget=1  leaves the one method under 36 bytes (the constructor) uninstrumented and instruments the 7 others;
+#             removes the probes of exactly tinyA and tinyB (their cost is far over 1 % of the CPU time, that of the
 #             others nothing) by switching them off in emp/Guard (no class retransformed), names both in the dump and
 #             marks them in `calls`; heavyA, heavyB and hot keep every
 #             call; calls --check passes; the program's stdout is that of the run without the agent;
@@ -29,6 +30,9 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     [ -s b.err ] && fail "$v budget: stderr: $(cat b.err)"
     expect_eq "$v budget_pct" 1 "$(info_value b.emp meta budget_pct)"
     expect_eq "$v budget_methods_removed" 2 "$(info_value b.emp counters budget_methods_removed)"
+    # the one method under 36 bytes of bytecode (the constructor, 5) is left uninstrumented; the others are traced
+    expect_eq "$v budget_methods_small" 1 "$(info_value b.emp counters budget_methods_small)"
+    expect_eq "$v methods_instrumented" 7 "$(info_value b.emp counters methods_instrumented)"
     # switched off in emp/Guard, not retransformed
     expect_eq "$v classes_retransformed" 0 "$(info_value b.emp counters classes_retransformed)"
     expect_eq "$v META deinstrumented entries" 2 \
@@ -51,6 +55,8 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     # no budget: nothing removed
     "$jdk" -agentpath:"$AGENT"=mode=trace,$INC,out=n.emp "${ARGS[@]}" >n.out 2>n.err || fail "$v: exit $?"
     expect_eq "$v no budget: budget_methods_removed" 0 "$(info_value n.emp counters budget_methods_removed)"
+    expect_eq "$v no budget: budget_methods_small" 0 "$(info_value n.emp counters budget_methods_small)"
+    expect_eq "$v no budget: methods_instrumented" 8 "$(info_value n.emp counters methods_instrumented)"
     expect_eq "$v no budget: tinyA calls" $((ROUNDS * TINY)) \
         "$("$ANALYZE" calls --format=csv n.emp | awk -F, '$1 == "emp.sut.Budget.tinyA" { print $2 }')"
     expect_eq "$v no budget: classes_restored" 0 "$(info_value n.emp counters classes_restored)"

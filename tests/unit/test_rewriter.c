@@ -181,6 +181,37 @@ static int names_method(const struct emp_classfile *cf, uint16_t idx, const char
 	return cn && n && d && emp_cf_utf8_eq(cf, cn, klass) && emp_cf_utf8_eq(cf, n, name) && emp_cf_utf8_eq(cf, d, desc);
 }
 
+/* min_code_len (budget='s small methods): a method with less code is left alone before the selection is asked and
+ * counted; one with exactly that much is instrumented as usual. */
+Test(rewriter, min_code_len_leaves_small_methods_alone)
+{
+	static const uint8_t code[] = { 0x1a, 0x99, 0x00, 0x05, 0x04, 0xac, 0x03, 0xac }; /* 8 bytes */
+	static const uint8_t smt[] = { 0x00, 0x01, 0x06 };
+	struct mdef m = { 0x0009, CP_M, CP_II_DESC, 1, 1, code, sizeof(code), smt, NULL, sizeof(smt), 0 };
+	size_t len, olen = 1;
+	uint8_t *in = build("T", 52, &m, 1, &len), *out = (uint8_t *)1;
+	struct emp_rewrite_stats st = { 0 };
+	struct sel s = { .id = 2 };
+	const struct emp_probes small = { .klass = "emp/Guard", .guarded = 1, .min_code_len = 9 };
+	cr_assert_eq(emp_rewrite_class(in, len, select_fixed, &s, &small, &out, &olen, &st), 0);
+	cr_assert_null(out, "nothing instrumented: no new class");
+	cr_assert_eq(olen, 0);
+	cr_assert_eq(s.calls, 0, "the selection is not asked about a method left alone");
+	cr_assert_eq(st.methods_small, 1);
+	cr_assert_eq(st.methods_instrumented, 0);
+	cr_assert_eq(st.classes_rewritten, 0);
+
+	const struct emp_probes enough = { .klass = "emp/Guard", .guarded = 1, .min_code_len = 8 };
+	memset(&st, 0, sizeof(st));
+	cr_assert_eq(emp_rewrite_class(in, len, select_fixed, &s, &enough, &out, &olen, &st), 0);
+	cr_assert_not_null(out);
+	cr_assert_eq(s.calls, 1);
+	cr_assert_eq(st.methods_small, 0);
+	cr_assert_eq(st.methods_instrumented, 1);
+	free(out);
+	free(in);
+}
+
 /* The guarded shape: the entry's answer in a new local 1, passed to each exit; every frame after the entry (here
  * the branch target and the handler) holds it as an int. */
 Test(rewriter, guarded_shape_exact_bytes)
