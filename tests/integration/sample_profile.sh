@@ -3,8 +3,9 @@
 #   Hotspots 60/30/10 at 1 ms for 4 s: every method's share within ±3 points of the truth the program measures
 #     itself (thread CPU time per method), and at least 80 % of the expected samples (its CPU time / interval);
 #   ForkJoinFib (fork, parallelism 2): samples from both workers, every worker stack rooted in Thread.run or
-#     ForkJoinWorkerThread.run, or in a pseudo-frame: a failed walk, or [truncated] for a walk AGCT ended early
-#     (counted: sample_truncated equals the [truncated] samples of the whole dump);
+#     ForkJoinWorkerThread.run (or Thread.exit, dispatchUncaughtException: the VM's calls after run()), or in a
+#     pseudo-frame: a failed walk, or [truncated] for a walk AGCT ended early (counted: sample_truncated equals the
+#     [truncated] samples of the whole dump);
 #   ForkJoinFib plain recursion: unknown_Java + not_walkable_Java under 5 % of the samples after recovery (the
 #     recovery ran, with every field it reads found in the JVM's gHotSpotVMStructs tables), and every stack holding fib is main;fib;...;fib (then native frames only; or fib;...;fib
 #     where AGCT ended a walk early): a recovered walk that popped a frame wrongly or named the wrong method would
@@ -133,7 +134,10 @@ PY
     "$ANALYZE" tree --format=csv --min-pct=0 --threads='ForkJoinPool-1-worker-*' fj.emp >fj-tree.csv 2>/dev/null
     python3 - fj-tree.csv <<'PY' || fail "ForkJoin worker stacks are not rooted in Thread.run/ForkJoinWorkerThread.run"
 import csv, sys
-roots = {"java.lang.Thread.run", "java.util.concurrent.ForkJoinWorkerThread.run"}
+# the thread's entry, or a method the VM calls on the thread after its run() returned: a walk that ends there is
+# complete (agent/sample/sampler.c, walk_truncated); a worker the pool retires is sampled in Thread.exit
+roots = {"java.lang.Thread.run", "java.util.concurrent.ForkJoinWorkerThread.run",
+         "java.lang.Thread.exit", "java.lang.Thread.dispatchUncaughtException"}
 good = bad = truncated = 0
 for r in csv.DictReader(open(sys.argv[1])):
     if r["depth"] != "1":
