@@ -396,7 +396,7 @@ static uint64_t pass(int final)
 	for (struct wthread **pp = &w.threads, *wt; (wt = *pp) != NULL;) {
 		int dead = emp_thread_is_dead(wt->t); /* before the drain: a dead thread's last records are in */
 		moved += drain(wt);
-		if (budget_on && !(wt->t->flags & EMP_THREAD_VIRTUAL))
+		if (budget_on) /* a virtual thread's state (tid 0) is skipped there */
 			emp_callstats_thread_cpu(&wt->cpu, wt->t->tid, now, dead);
 		if (dead) {
 			flush_events(wt);
