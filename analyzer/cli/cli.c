@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "util.h"
 
 char **emp_cli_argv;
@@ -21,6 +22,15 @@ void emp_cli_usage_error(struct emp_cli *c, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (see emp-analyze %s --help)\n", c->command);
 	exit(EMP_EXIT_USAGE);
+}
+
+int emp_cli_profile(struct emp_cli *c, struct emp_profile_opts *po, int opt, const char *arg)
+{
+	int rc = emp_profile_opt(po, opt, arg);
+	if (rc < 0)
+		emp_cli_usage_error(c, "--max-contexts=%s: expected a count of calling contexts up to 2147483648 "
+				    "(0: no limit)", arg);
+	return rc;
 }
 
 int emp_cli_common(struct emp_cli *c, int opt, const char *arg)

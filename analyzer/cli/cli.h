@@ -34,6 +34,10 @@ enum { EMP_OPT_FORMAT = 1000, EMP_OPT_HELP, EMP_OPT_ALLOW_TRUNCATED, EMP_OPT_WID
 /* emp_cli_common - handle a common option @opt (from getopt_long) or an error ('?' / ':').  Exits for --help
  * (status 0) and for usage errors (status 2).  Return: 1 when @opt was common, 0 when it is the command's own. */
 int emp_cli_common(struct emp_cli *c, int opt, const char *arg);
+struct emp_profile_opts;
+/* emp_cli_profile - handle @opt when it is one of profile.h's EMP_PROFILE_OPTS; a usage error (exit 2) for a bad
+ * value.  Return: 1 when handled, 0 when it is not one of them. */
+int emp_cli_profile(struct emp_cli *c, struct emp_profile_opts *po, int opt, const char *arg);
 /* Usage error: one line naming the problem and a hint, exit 2. */
 __attribute__((noreturn, format(printf, 2, 3))) void emp_cli_usage_error(struct emp_cli *c, const char *fmt, ...);
 /* emp_cli_number - the value of option --@opt, a number in [@lo, @hi]; a usage error (exit 2) otherwise. */

@@ -49,7 +49,7 @@ int emp_cmd_collapsed(int argc, char **argv)
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
 		if (!emp_cli_common(&cli, opt, optarg))
-			emp_profile_opt(&po, opt, optarg);
+			emp_cli_profile(&cli, &po, opt, optarg);
 	if (cli.format != EMP_FMT_TEXT)
 		emp_cli_usage_error(&cli, "folded stacks have one format; --format does not apply");
 	emp_cli_need_files(&cli, argc, argv);

@@ -42,7 +42,7 @@ int emp_cmd_flame(int argc, char **argv)
 	struct emp_flame_opts fo = { .title = "Flame graph" };
 	int opt;
 	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-		if (emp_cli_common(&cli, opt, optarg) || emp_profile_opt(&po, opt, optarg))
+		if (emp_cli_common(&cli, opt, optarg) || emp_cli_profile(&cli, &po, opt, optarg))
 			continue;
 		char *end;
 		switch (opt) {

@@ -69,14 +69,16 @@ static int cmp_flat(const void *a, const void *b)
 int emp_cmd_top(int argc, char **argv)
 {
 	struct emp_cli cli = { .command = "top", .usage = usage };
-	struct emp_profile_opts po = { 0 };
+	/* no limit on the contexts by default: a method of a path past it would lose its own row to the
+	 * "[more contexts]" frame */
+	struct emp_profile_opts po = { .max_contexts_given = 1, .max_contexts = 0 };
 	enum { OPT_LIMIT = EMP_OPT_FIRST_FREE };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS, EMP_PROFILE_OPTS,
 					      { "limit", required_argument, NULL, OPT_LIMIT }, { 0, 0, 0, 0 } };
 	long limit = -1;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (emp_cli_common(&cli, opt, optarg) || emp_profile_opt(&po, opt, optarg))
+		if (emp_cli_common(&cli, opt, optarg) || emp_cli_profile(&cli, &po, opt, optarg))
 			continue;
 		if (opt == OPT_LIMIT) {
 			char *end;

@@ -111,7 +111,7 @@ int emp_cmd_tree(int argc, char **argv)
 	double min_pct = 0.1;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (emp_cli_common(&cli, opt, optarg) || emp_profile_opt(&po, opt, optarg))
+		if (emp_cli_common(&cli, opt, optarg) || emp_cli_profile(&cli, &po, opt, optarg))
 			continue;
 		if (opt == OPT_MIN_PCT) {
 			char *end;

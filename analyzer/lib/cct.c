@@ -3,7 +3,11 @@
  *
  * Nodes live in blocks of BLOCK nodes that are never reallocated (stable pointers).  Child lookup goes through one
  * open-addressing hash table keyed by (parent id, gid), linear probing, at most half full; a slot holds its key, so
- * a probe reads no node (a graft of trace_fold.h looks up every node of every chunk's tree). */
+ * a probe reads no node (a graft of trace_fold.h looks up every node of every chunk's tree).
+ *
+ * With a limit (emp_cct_limit), a path new once the tree is full ends in its deepest existing node's "more" child,
+ * which is made past the limit (at most one per node, so the tree stays under twice the limit) and is every one
+ * of its own descendants: emp_cct_child() returns it for any symbol under it. */
 #include "cct.h"
 
 #include <stdlib.h>
@@ -26,6 +30,8 @@ struct emp_cct {
 	uint32_t n;      /* nodes */
 	struct slot *slots;
 	uint32_t nslots;
+	uint32_t max_nodes; /* emp_cct_limit(); 0: none */
+	uint32_t more_gid;  /* the symbol of the nodes that take the paths past it */
 };
 
 static uint32_t slot_of(uint32_t parent, uint32_t gid, uint32_t mask)
@@ -111,11 +117,19 @@ struct emp_cct_node *emp_cct_find_child(const struct emp_cct *c, const struct em
 	return id == EMPTY ? NULL : emp_cct_node(c, id);
 }
 
-struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *parent, uint32_t gid)
+void emp_cct_limit(struct emp_cct *c, uint32_t max_nodes, uint32_t more_gid)
 {
-	struct slot *slot = lookup(c, parent->id, gid);
-	if (slot->id != EMPTY)
-		return emp_cct_node(c, slot->id);
+	c->max_nodes = max_nodes;
+	c->more_gid = more_gid;
+}
+
+int emp_cct_is_more(const struct emp_cct *c, const struct emp_cct_node *n)
+{
+	return c->max_nodes && n->parent && n->gid == c->more_gid;
+}
+
+static struct emp_cct_node *add_child(struct emp_cct *c, struct slot *slot, struct emp_cct_node *parent, uint32_t gid)
+{
 	struct emp_cct_node *n = new_node(c);
 	n->gid = gid;
 	n->depth = parent->depth + 1;
@@ -127,6 +141,22 @@ struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *paren
 	if (2 * c->n > c->nslots)
 		grow_slots(c);
 	return n;
+}
+
+struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *parent, uint32_t gid)
+{
+	if (__builtin_expect(c->max_nodes != 0, 0) && emp_cct_is_more(c, parent))
+		return parent; /* a more node is its own descendants */
+	struct slot *slot = lookup(c, parent->id, gid);
+	if (slot->id != EMPTY)
+		return emp_cct_node(c, slot->id);
+	if (c->max_nodes && c->n >= c->max_nodes && gid != c->more_gid) {
+		gid = c->more_gid;
+		slot = lookup(c, parent->id, gid);
+		if (slot->id != EMPTY)
+			return emp_cct_node(c, slot->id);
+	}
+	return add_child(c, slot, parent, gid);
 }
 
 void emp_cct_add_tree(struct emp_cct *dst, const struct emp_cct *src)
@@ -142,12 +172,15 @@ void emp_cct_add_tree(struct emp_cct *dst, const struct emp_cct *src)
 	root->self_ns += sroot->self_ns;
 	for (uint32_t id = 1; id < src->n; id++) { /* a parent's id is below its children's */
 		const struct emp_cct_node *n = emp_cct_node(src, id);
-		struct emp_cct_node *d = emp_cct_child(dst, emp_cct_node(dst, to[n->parent->id]), n->gid);
+		struct emp_cct_node *dp = emp_cct_node(dst, to[n->parent->id]);
+		struct emp_cct_node *d = emp_cct_child(dst, dp, n->gid);
 		d->self_samples += n->self_samples;
-		d->total_samples += n->total_samples;
 		d->calls += n->calls;
-		d->total_ns += n->total_ns;
 		d->self_ns += n->self_ns;
+		if (!emp_cct_nested(d, dp)) { /* else already inside the more node's totals (emp_cct_nested) */
+			d->total_samples += n->total_samples;
+			d->total_ns += n->total_ns;
+		}
 		to[id] = d->id;
 	}
 	free(to);
@@ -158,8 +191,10 @@ struct emp_cct_node *emp_cct_add_stack(struct emp_cct *c, const uint32_t *gids, 
 	struct emp_cct_node *n = emp_cct_root(c);
 	n->total_samples += count;
 	for (uint32_t i = 0; i < depth; i++) {
-		n = emp_cct_child(c, n, gids[i]);
-		n->total_samples += count;
+		struct emp_cct_node *p = n;
+		n = emp_cct_child(c, p, gids[i]);
+		if (!emp_cct_nested(n, p))
+			n->total_samples += count;
 	}
 	n->self_samples += count;
 	return n;
@@ -266,24 +301,4 @@ int emp_cct_walk(struct emp_cct *c, int (*cmp)(const void *, const void *), emp_
 	}
 	free(stack);
 	return rc;
-}
-
-void emp_cct_merge(struct emp_cct *dst, const struct emp_cct *src)
-{
-	/* Node ids are in creation order, so a node's parent always has a smaller id: one pass in id order finds
-	 * every parent's counterpart already made. */
-	uint32_t n = emp_cct_size(src);
-	uint32_t *map = emp_xmalloc(n * sizeof(*map));
-	for (uint32_t id = 0; id < n; id++) {
-		const struct emp_cct_node *s = emp_cct_node(src, id);
-		struct emp_cct_node *d = id == 0 ? emp_cct_root(dst)
-						 : emp_cct_child(dst, emp_cct_node(dst, map[s->parent->id]), s->gid);
-		map[id] = d->id;
-		d->self_samples += s->self_samples;
-		d->total_samples += s->total_samples;
-		d->calls += s->calls;
-		d->total_ns += s->total_ns;
-		d->self_ns += s->self_ns;
-	}
-	free(map);
 }

@@ -42,8 +42,27 @@ struct emp_cct_node *emp_cct_root(struct emp_cct *c);
 uint32_t emp_cct_size(const struct emp_cct *c);
 struct emp_cct_node *emp_cct_node(const struct emp_cct *c, uint32_t id);
 
-/* emp_cct_child - the child of @parent for symbol @gid, created (with zero counts) when absent.  O(1). */
+/* emp_cct_limit - keep the tree under about @max_nodes nodes (0, the default: no limit), for the views of a trace
+ * whose calling contexts are nearly as many as its calls (javac's recursive descent: 10^8 and more).  Once the
+ * tree holds @max_nodes nodes, a path not in it yet ends in a "more" node (symbol @more_gid, e.g. a pseudo frame
+ * "[more contexts]") under its deepest node that is: one per parent at most, each standing for all of its own
+ * descendants, so the tree never holds more than twice @max_nodes nodes and every call and sample is still
+ * counted.  Set it before the first node is added. */
+void emp_cct_limit(struct emp_cct *c, uint32_t max_nodes, uint32_t more_gid);
+/* emp_cct_is_more - @n is a more node (emp_cct_limit). */
+int emp_cct_is_more(const struct emp_cct *c, const struct emp_cct_node *n);
+
+/* emp_cct_child - the child of @parent for symbol @gid, created (with zero counts) when absent; past the limit
+ * (emp_cct_limit) the more node that takes the path.  O(1). */
 struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *parent, uint32_t gid);
+/* emp_cct_nested - @n, the node emp_cct_child() gave for a call or frame under @parent's, is @parent itself: a
+ * path inside a more node, whose inclusive figures (total_ns, total_samples) already hold the call or sample
+ * that entered it from outside.  Add the nested one's calls and self figures only, or its time counts twice. */
+static inline int emp_cct_nested(const struct emp_cct_node *n, const struct emp_cct_node *parent)
+{
+	return n == parent;
+}
+
 /* emp_cct_find_child - the child of @parent for @gid, or NULL. */
 struct emp_cct_node *emp_cct_find_child(const struct emp_cct *c, const struct emp_cct_node *parent, uint32_t gid);
 
@@ -82,9 +101,5 @@ typedef int (*emp_cct_visit_fn)(struct emp_cct_node *n, void *arg);
 /* emp_cct_walk - pre-order walk below the root (the root itself is not visited), children in @cmp order.
  * Iterative: stack depth does not limit it.  Return: 0, or -1 when the visitor stopped it. */
 int emp_cct_walk(struct emp_cct *c, int (*cmp)(const void *, const void *), emp_cct_visit_fn fn, void *arg);
-
-/* emp_cct_merge - add every node's figures of @src into @dst along the same paths (both keyed by the same
- * symbol table); @src is unchanged. */
-void emp_cct_merge(struct emp_cct *dst, const struct emp_cct *src);
 
 #endif /* EMP_CCT_H */

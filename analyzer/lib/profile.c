@@ -2,6 +2,7 @@
 /* profile.c - dumps into one calling-context tree for the profile views; see profile.h. */
 #include "profile.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +30,16 @@ int emp_profile_opt(struct emp_profile_opts *po, int opt, const char *arg)
 	case EMP_OPT_SIGNATURES:
 		po->with_desc = 1;
 		return 1;
+	case EMP_OPT_MAX_CONTEXTS: {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || *arg == '-' || v > (1ull << 31))
+			return -1;
+		po->max_contexts = (uint32_t)v;
+		po->max_contexts_given = 1;
+		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -218,9 +229,10 @@ static void traced_notes(struct emp_profile *p, struct emp_dump_reader *r, const
 			 struct emp_symtab_map *map, const struct emp_trace_stats *ts, uint64_t last_ticks,
 			 uint64_t traced)
 {
-	emp_notes_add(&p->notes, "%s: %" PRIu64 " traced calls folded in (%" PRIu64 " still open at the end, %" PRIu64
+	emp_notes_add(&p->notes, "%s: %" PRIu64 " traced calls folded in (%" PRIu64 " still open at the end%s, %" PRIu64
 			     " exits without entry)",
-		      file, ts->calls, ts->unclosed, ts->exit_without_entry);
+		      file, ts->calls, ts->unclosed, ts->unclosed ? ", counted as ending with the recording" : "",
+		      ts->exit_without_entry);
 	emp_deinstr_apply(r, file, p->st, map, last_ticks, traced, &p->notes);
 }
 
@@ -238,6 +250,16 @@ static void dump_done(struct emp_profile *p, struct emp_input *in, struct emp_du
 	emp_profile_describe(r, samples, &p->notes);
 }
 
+/* A tree for the profile or one of its dumps, limited as --max-contexts says. */
+static struct emp_cct *new_tree(const struct emp_profile *p, const struct emp_profile_opts *po)
+{
+	struct emp_cct *c = emp_cct_new();
+	uint32_t max = po->max_contexts_given ? po->max_contexts : EMP_PROFILE_MAX_CONTEXTS;
+	if (max)
+		emp_cct_limit(c, max, p->more_gid);
+	return c;
+}
+
 /* Load trace dump @file with trace_fold.h (every chunk on its own core) at clock rate @hz.  Return: 1 done (or
  * reported unreadable), 0 when it needs trace.h's reading (nothing was added). */
 static int load_folded(struct emp_profile *p, const struct emp_profile_opts *po, struct emp_input *in,
@@ -247,7 +269,11 @@ static int load_folded(struct emp_profile *p, const struct emp_profile_opts *po,
 	if (!r)
 		return 1;
 	struct emp_symtab_map *map = emp_symtab_map_new(p->st, r);
-	struct emp_cct *cct = emp_cct_new(); /* this dump's, added to the profile's once all of it folded */
+	/* Into the profile's tree while it is empty (one tree in memory, not two), else into this dump's own, added to
+	 * the profile's once all of it folded: a fold that gives up must leave the profile's tree as it was. */
+	const struct emp_cct_node *top = emp_cct_root(p->cct);
+	int direct = emp_cct_size(p->cct) == 1 && !top->total_samples && !top->total_ns;
+	struct emp_cct *cct = direct ? p->cct : new_tree(p, po);
 	struct emp_trace_fold *f = emp_trace_fold_new(r, emp_input_jobs(in), hz, 0, cct, map);
 	struct thread_filter tf = { .list = po->threads, .r = r };
 	struct emp_trace_stats ts;
@@ -259,17 +285,54 @@ static int load_folded(struct emp_profile *p, const struct emp_profile_opts *po,
 		rc = emp_trace_fold_finish(f, &ts, &self_ns, &last_ticks, &events);
 	emp_trace_fold_free(f);
 	if (!rc) {
-		emp_cct_add_tree(p->cct, cct);
+		if (!direct)
+			emp_cct_add_tree(p->cct, cct);
 		p->trace_events += events;
 		if (events)
 			traced_notes(p, r, file, map, &ts, last_ticks, emp_cct_root(cct)->total_ns);
 		dump_done(p, in, r, 0);
+	} else if (direct) {
+		emp_cct_free(p->cct);
+		p->cct = new_tree(p, po);
 	}
 	free(tf.want);
-	emp_cct_free(cct);
+	if (!direct)
+		emp_cct_free(cct);
 	emp_symtab_map_free(map);
 	emp_dump_reader_close(r);
 	return !rc;
+}
+
+/* What the contexts past --max-contexts hold, as a note: the calls, traced time and samples of the more nodes
+ * (never one inside another: a more node is its own descendants). */
+static void more_note(struct emp_profile *p, const struct emp_profile_opts *po)
+{
+	uint64_t calls = 0, ns = 0, samples = 0, nodes = 0;
+	for (uint32_t id = 1; id < emp_cct_size(p->cct); id++) {
+		const struct emp_cct_node *n = emp_cct_node(p->cct, id);
+		if (emp_cct_is_more(p->cct, n)) {
+			nodes++;
+			calls += n->calls;
+			ns += n->total_ns;
+			samples += n->total_samples;
+		}
+	}
+	if (!nodes)
+		return;
+	const struct emp_cct_node *root = emp_cct_root(p->cct);
+	char calls_s[96] = "", samples_s[96] = "";
+	if (calls)
+		snprintf(calls_s, sizeof(calls_s), "%" PRIu64 " calls (%.1f %% of the traced time)", calls,
+			 root->total_ns ? 100.0 * (double)ns / (double)root->total_ns : 0.0);
+	if (samples)
+		snprintf(samples_s, sizeof(samples_s), "%" PRIu64 " samples (%.1f %%)", samples,
+			 root->total_samples ? 100.0 * (double)samples / (double)root->total_samples : 0.0);
+	emp_notes_add(&p->notes,
+		      "more calling contexts than --max-contexts=%" PRIu32 ": %s%s%s of paths past it are in %" PRIu64
+		      " \"" EMP_PROFILE_MORE_CONTEXTS "\" frames under their deepest kept caller; --max-contexts=0 keeps "
+		      "every context, about 140 bytes each",
+		      po->max_contexts_given ? po->max_contexts : EMP_PROFILE_MAX_CONTEXTS, calls_s,
+		      calls && samples ? " and " : "", samples_s, nodes);
 }
 
 void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, struct emp_input *in, char **files,
@@ -277,7 +340,8 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 {
 	memset(p, 0, sizeof(*p));
 	p->st = emp_symtab_new();
-	p->cct = emp_cct_new();
+	p->more_gid = emp_symtab_intern(p->st, EMP_FRAME_PSEUDO, 0, "", EMP_PROFILE_MORE_CONTEXTS, "");
+	p->cct = new_tree(p, po);
 	uint32_t *gids = emp_xmalloc(EMP_MAX_FRAMES * sizeof(*gids));
 	struct verdicts inc = { 0 }, exc = { 0 };
 	for (int f = 0; f < n; f++) {
@@ -329,6 +393,7 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 			samples++;
 		}
 		if (tr) {
+			emp_trace_close_open(tr, last_ticks, emp_trace_cct_ops.on_call, &tc);
 			emp_trace_finish(tr, r);
 			traced_notes(p, r, files[f], map, emp_trace_stats(tr), last_ticks,
 				     emp_cct_root(p->cct)->total_ns - traced_before);
@@ -341,6 +406,7 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 	}
 	if (p->filtered)
 		emp_notes_add(&p->notes, "%" PRIu64 " samples left out by --threads/--include/--exclude", p->filtered);
+	more_note(p, po);
 	free(inc.v);
 	free(exc.v);
 	free(gids);

@@ -24,11 +24,21 @@ struct emp_profile_opts {
 	const char *include;   /* comma-separated frame name globs: keep a sample with any frame matching */
 	const char *exclude;   /* comma-separated frame name globs: drop a sample with any frame matching */
 	int with_desc;         /* match and print Java names with their descriptor */
+	int max_contexts_given;
+	uint32_t max_contexts; /* --max-contexts (when given; else EMP_PROFILE_MAX_CONTEXTS), 0: no limit */
 };
+
+/* The calling contexts a view keeps by default (emp_cct_limit): ~140 bytes each (node and hash slots), so the
+ * tree stays near 150 MB however many contexts a trace has; far above what a sampled profile or most traces make
+ * (H2 traced wholesale: 60,000), far below javac's recursive descent traced wholesale (over 10^8). */
+#define EMP_PROFILE_MAX_CONTEXTS 1000000u
+/* The pseudo frame that stands for the contexts past the limit. */
+#define EMP_PROFILE_MORE_CONTEXTS "[more contexts]"
 
 struct emp_profile {
 	struct emp_symtab *st;
 	struct emp_cct *cct;
+	uint32_t more_gid;        /* EMP_PROFILE_MORE_CONTEXTS's symbol */
 	uint64_t samples;         /* samples in the tree */
 	uint64_t filtered;        /* samples dropped by the thread or frame filters */
 	uint64_t trace_events;    /* ENTER/EXIT/EXIT_THROW events folded in */
@@ -38,20 +48,26 @@ struct emp_profile {
 };
 
 /* Long options of the filters, to append to a command's option table; emp_profile_opt() handles them. */
-enum { EMP_OPT_THREADS = 1100, EMP_OPT_INCLUDE, EMP_OPT_EXCLUDE, EMP_OPT_SIGNATURES };
+enum { EMP_OPT_THREADS = 1100, EMP_OPT_INCLUDE, EMP_OPT_EXCLUDE, EMP_OPT_SIGNATURES, EMP_OPT_MAX_CONTEXTS };
 #define EMP_PROFILE_OPTS                                                                                       \
 	{ "threads", required_argument, NULL, EMP_OPT_THREADS },                                               \
 	{ "include", required_argument, NULL, EMP_OPT_INCLUDE },                                               \
 	{ "exclude", required_argument, NULL, EMP_OPT_EXCLUDE },                                               \
-	{ "signatures", no_argument, NULL, EMP_OPT_SIGNATURES }
+	{ "signatures", no_argument, NULL, EMP_OPT_SIGNATURES },                                               \
+	{ "max-contexts", required_argument, NULL, EMP_OPT_MAX_CONTEXTS }
 #define EMP_PROFILE_USAGE                                                                                      \
 	"  --threads=LIST    only these threads: comma-separated name globs or OS thread ids; a sample a carrier\n"  \
 	"                    took while it ran a virtual thread also matches `virtual #N` (N its Thread.threadId())\n" \
 	"  --include=GLOBS   only samples with a frame matching one of the comma-separated globs\n"              \
 	"  --exclude=GLOBS   drop samples with a frame matching one of the globs\n"                               \
-	"  --signatures      Java methods with their descriptor: pkg.Class.method(I)V\n"
+	"  --signatures      Java methods with their descriptor: pkg.Class.method(I)V\n"                           \
+	"  --max-contexts=N  keep at most N calling contexts (default 1000000, about 140 MB; top: 0 = no limit,\n"  \
+	"                    so that every method keeps its own figures); the calls and samples of paths past\n"    \
+	"                    it are counted in a \"[more contexts]\" frame under their deepest kept caller, and a\n" \
+	"                    note says how much of the total they hold\n"
 
-/* emp_profile_opt - handle @opt when it is one of EMP_PROFILE_OPTS.  Return: 1 when handled. */
+/* emp_profile_opt - handle @opt when it is one of EMP_PROFILE_OPTS.  Return: 1 when handled, -1 when its value
+ * @arg is not valid (--max-contexts: a count up to 2^31), 0 when it is not one of them. */
 int emp_profile_opt(struct emp_profile_opts *po, int opt, const char *arg);
 
 /* emp_profile_load - read @files (@n of them) into @p.  Unreadable files are reported through @in (exit status)

@@ -176,6 +176,23 @@ void emp_trace_event(struct emp_trace *t, const struct emp_event *ev)
 	}
 }
 
+void emp_trace_close_open(struct emp_trace *t, uint64_t ticks,
+			  void (*on_call)(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent),
+			  void *arg)
+{
+	for (uint32_t i = 0; i < t->nthreads; i++) {
+		struct tstate *ts = &t->threads[i];
+		for (uint32_t d = ts->depth; d-- > 0;) {
+			struct emp_trace_call *c = &ts->stack[d];
+			struct emp_trace_call *parent = d ? &ts->stack[d - 1] : NULL;
+			c->tout = ticks;
+			if (parent)
+				parent->child_ticks += ticks >= c->tin ? ticks - c->tin : 0;
+			on_call(arg, c, parent);
+		}
+	}
+}
+
 void emp_trace_finish(struct emp_trace *t, const struct emp_dump_reader *r)
 {
 	for (uint32_t i = 0; i < t->nthreads; i++) {
@@ -224,8 +241,9 @@ static void cct_call(void *arg, const struct emp_trace_call *c, const struct emp
 	emp_trace_clock_sync(&x->clock, x->r);
 	uint64_t ns = emp_trace_clock_ns(&x->clock, dur);
 	n->calls++;
-	n->total_ns += ns;
 	n->self_ns += emp_trace_clock_ns(&x->clock, self);
+	if (!parent || !emp_cct_nested(n, parent->user))
+		n->total_ns += ns;
 	if (!parent)
 		emp_cct_root(x->cct)->total_ns += ns;
 }

@@ -70,6 +70,13 @@ void emp_trace_event(struct emp_trace *t, const struct emp_event *ev);
 /* emp_trace_finish - the dump @r ended: count the calls still open (they are not reported as calls), those of
  * threads @r says ended as never closed (@r may be NULL: none ended), and reset, so the next dump can be fed. */
 void emp_trace_finish(struct emp_trace *t, const struct emp_dump_reader *r);
+/* emp_trace_close_open - before emp_trace_finish(): hand every call still open to @on_call(@arg, call, parent) as
+ * if it ended at @ticks (the recording's last tick), innermost first, each adding its duration to its caller's
+ * callees' ticks — what a view of where the time went wants of a call System.exit or the end of the recording cut
+ * (javac's main never returns).  The counts do not change: emp_trace_finish() still counts them as open. */
+void emp_trace_close_open(struct emp_trace *t, uint64_t ticks,
+			  void (*on_call)(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent),
+			  void *arg);
 const struct emp_trace_stats *emp_trace_stats(const struct emp_trace *t);
 /* Number of violations of every kind (eoi, ess, time, exits without entry, calls never closed). */
 uint64_t emp_trace_violations(const struct emp_trace_stats *s);

@@ -192,13 +192,11 @@ void emp_trace_fold_free(struct emp_trace_fold *f)
 	free(f);
 }
 
-/* add_call() adds to a node's calls, total_ns and self_ns as three consecutive counters, in either tree. */
+/* add_call() adds to a chunk node's calls, total_ns and self_ns as three consecutive counters (or the merge's
+ * three figures, which it adds to the tree's node as emp_cct_nested() says). */
 _Static_assert(offsetof(struct lnode, total_ns) == offsetof(struct lnode, calls) + 8 &&
 		       offsetof(struct lnode, self_ns) == offsetof(struct lnode, calls) + 16,
 	       "struct lnode: calls, total_ns, self_ns");
-_Static_assert(offsetof(struct emp_cct_node, total_ns) == offsetof(struct emp_cct_node, calls) + 8 &&
-		       offsetof(struct emp_cct_node, self_ns) == offsetof(struct emp_cct_node, calls) + 16,
-	       "struct emp_cct_node: calls, total_ns, self_ns");
 
 /* ---- the workers' side ---------------------------------------------------------------------------------------- */
 
@@ -291,7 +289,7 @@ static inline __attribute__((always_inline)) uint64_t add_call(struct folder *w,
 		else
 			add_late(w, c->method, ns, self_ns, threw);
 	}
-	if (node) { /* calls, total_ns, self_ns as struct lnode and struct emp_cct_node lay them out */
+	if (node) { /* calls, total_ns, self_ns as struct lnode lays them out */
 		node[0]++;
 		node[1] += ns;
 		node[2] += self_ns;
@@ -487,8 +485,9 @@ static void graft(struct emp_trace_fold *f, struct summary *s, const struct rthr
 		}
 		struct emp_cct_node *n = emp_cct_child(f->cct, parent, emp_symtab_map_get(f->map, l->method));
 		n->calls += l->calls;
-		n->total_ns += l->total_ns;
 		n->self_ns += l->self_ns;
+		if (!emp_cct_nested(n, parent)) /* the chunk node's calls all have this parent: one answer for all */
+			n->total_ns += l->total_ns;
 		f->gnode[i] = n->id;
 	}
 	for (uint32_t i = 0; i < s->nopen; i++)
@@ -545,9 +544,16 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 			continue;
 		uint64_t tout = lv->pop_tout;
 		st->time_violations += (uint64_t)(tout < c->tin || (c->has_child && tout < c->child_tout));
-		uint64_t ns = add_call(w, f->methods, s, c, tout, (int)lv->pop_threw,
-				       f->cct ? &emp_cct_node(f->cct, c->node)->calls : NULL);
+		uint64_t figures[3] = { 0 }; /* calls, total_ns, self_ns, for the tree node's (add_call) */
+		uint64_t ns = add_call(w, f->methods, s, c, tout, (int)lv->pop_threw, f->cct ? figures : NULL);
 		depth--;
+		if (f->cct) {
+			struct emp_cct_node *n = emp_cct_node(f->cct, c->node);
+			n->calls += figures[0];
+			n->self_ns += figures[2];
+			if (!depth || !emp_cct_nested(n, emp_cct_node(f->cct, t->stack[depth - 1].node)))
+				n->total_ns += figures[1];
+		}
 		if (depth) {
 			struct frame *parent = &t->stack[depth - 1];
 			parent->child_ticks += tout >= c->tin ? tout - c->tin : 0;
@@ -587,10 +593,43 @@ int emp_trace_fold_next(struct emp_trace_fold *f, int (*skip_thread)(void *arg, 
 	/* the chunks read so far defined these: see known_methods */
 	__atomic_store_n(&f->known_methods, emp_dump_methods_defined(f->r), __ATOMIC_RELAXED);
 	f->merged++;
-	if (!skip_thread || !skip_thread(arg, thread))
+	if (!skip_thread || !skip_thread(arg, thread)) {
 		f->failed = merge(f, thread, s) != 0;
+	} else if (s) { /* the recording's last tick counts every thread's events, as trace.h's readers take it */
+		const struct summary *sum = s;
+		if (sum->ok && sum->max_ticks > f->max_ticks)
+			f->max_ticks = sum->max_ticks;
+	}
 	free(s);
 	return f->failed ? -1 : 1;
+}
+
+/* The calls still open added to the tree as ending at the last tick: trace.c's emp_trace_close_open() with
+ * emp_trace_cct_ops (cct_call), the same figures to the ns. */
+static void close_open(struct emp_trace_fold *f)
+{
+	const struct emp_trace_clock *clock = &f->folders[f->nfolders - 1]->clock;
+	struct emp_cct_node *root = emp_cct_root(f->cct);
+	for (uint32_t i = 0; i < f->nthreads; i++) {
+		struct rthread *t = &f->threads[i];
+		for (uint32_t d = t->depth; d-- > 0;) {
+			const struct frame *c = &t->stack[d];
+			uint64_t dur = f->max_ticks >= c->tin ? f->max_ticks - c->tin : 0;
+			uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
+			uint64_t ns = emp_trace_clock_ns(clock, dur);
+			struct emp_cct_node *n = emp_cct_node(f->cct, c->node);
+			n->calls++;
+			n->self_ns += emp_trace_clock_ns(clock, self);
+			if (d) {
+				t->stack[d - 1].child_ticks += dur;
+				if (!emp_cct_nested(n, emp_cct_node(f->cct, t->stack[d - 1].node)))
+					n->total_ns += ns;
+			} else {
+				n->total_ns += ns;
+				root->total_ns += ns;
+			}
+		}
+	}
 }
 
 int emp_trace_fold_finish(struct emp_trace_fold *f, struct emp_trace_stats *st, uint64_t *self_ns,
@@ -601,6 +640,8 @@ int emp_trace_fold_finish(struct emp_trace_fold *f, struct emp_trace_stats *st, 
 	 * figures all the same. */
 	if (f->failed || __atomic_load_n(&f->folded, __ATOMIC_RELAXED) != f->merged)
 		return -1;
+	if (f->cct)
+		close_open(f);
 	for (uint32_t i = 0; i < f->nthreads; i++) {
 		const struct emp_dump_thread *th = emp_dump_thread(f->r, i);
 		f->st.unclosed += f->threads[i].depth;

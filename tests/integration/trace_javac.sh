@@ -88,6 +88,27 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     done
     "$ANALYZE" calls --check --format=csv javac.emp >check.csv 2>check.err || fail "$jdk: calls --check: $(cat check.err check.csv)"
     expect_eq "$jdk: exits without entry, eoi/ess/time violations" "0 0 0 0" "$(awk -F, 'NR==2{print $6, $7, $8, $9}' check.csv)"
+    # The tree views on a program whose main never returns (javac's Main.main calls System.exit): the calls
+    # still open count as ending with the recording, so the tree holds every call, the open ones too (it used to
+    # print nothing: its one root call never closed).  Then the context limit on a real recursive descent: every
+    # context without one; with a quarter of them, exactly that many nodes (the root among them) before the
+    # "[more contexts]" frames, and every call still in the tree.
+    calls=$(awk -F, 'NR==2{print $3 + $5}' check.csv)
+    expect_eq "$jdk: calls open at the end (main)" 1 "$(awk -F, 'NR==2{print $5}' check.csv)"
+    "$ANALYZE" tree --max-contexts=0 --min-pct 0 --format=csv javac.emp >tree-all.csv || fail "$jdk: tree failed"
+    all=$(($(wc -l <tree-all.csv) - 1))
+    expect_eq "$jdk: calls in the whole tree" "$calls" "$(awk -F, 'NR>1{s+=$(NF-2)} END{print s}' tree-all.csv)"
+    grep -q 'more contexts' tree-all.csv && fail "$jdk: a [more contexts] frame without a limit"
+    expect_eq "$jdk: the one root call, holding the most time" "com.sun.tools.javac.Main.main yes" \
+        "$(awk -F, 'NR>1{if ($9 > max) max = $9} $2==1{r = $3; t = $9} END{print r, (t == max && t > 0 ? "yes" : "no")}' tree-all.csv)"
+    lim=$((all / 4))
+    "$ANALYZE" tree --max-contexts=$lim --min-pct 0 --format=csv javac.emp >tree-lim.csv 2>tree-lim.err ||
+        fail "$jdk: tree --max-contexts=$lim failed"
+    expect_eq "$jdk: contexts kept under --max-contexts=$lim" $((lim - 1)) \
+        "$(awk -F, 'NR>1 && $3 != "[more contexts]"' tree-lim.csv | wc -l)"
+    expect_eq "$jdk: calls in the limited tree" "$calls" "$(awk -F, 'NR>1{s+=$(NF-2)} END{print s}' tree-lim.csv)"
+    "$ANALYZE" tree --max-contexts=$lim javac.emp | grep -q 'more calling contexts than --max-contexts='"$lim: " ||
+        fail "$jdk: no note of the contexts past --max-contexts=$lim"
     inst=$(info_value javac.emp counters methods_instrumented)
     [ "$inst" -gt 1000 ] || fail "$jdk: only $inst methods instrumented"
     skips=$("$ANALYZE" info --format=csv javac.emp | awk -F, '$1=="counters" && $3 ~ /^rewrite_(skip|fail)_/ && $4 != 0 {printf " %s=%s", $3, $4}')

@@ -10,6 +10,13 @@
 #include "symtab.h"
 #include "trace_fold.h"
 
+static uint32_t max_nodes; /* emp_fold_limit() */
+
+void emp_fold_limit(uint32_t n)
+{
+	max_nodes = n;
+}
+
 void emp_fold_figures_free(struct emp_fold_figures *x)
 {
 	for (uint32_t k = 0; k < x->cap; k++)
@@ -64,6 +71,8 @@ static struct emp_dump_reader *open_for(const char *path, struct emp_fold_figure
 		return NULL;
 	x->symtab = emp_symtab_new();
 	x->cct = emp_cct_new();
+	if (max_nodes)
+		emp_cct_limit(x->cct, max_nodes, emp_symtab_intern(x->symtab, EMP_FRAME_PSEUDO, 0, "", "[more]", ""));
 	*map = emp_symtab_map_new(x->symtab, r);
 	return r;
 }
@@ -83,6 +92,7 @@ int emp_fold_serial(const char *path, struct emp_fold_figures *x)
 		emp_trace_event(t, &e);
 	}
 	x->status = emp_dump_reader_status(r);
+	emp_trace_close_open(t, x->last_ticks, emp_trace_cct_ops.on_call, &sc.tc); /* as the profile views do */
 	emp_trace_finish(t, r);
 	x->st = *emp_trace_stats(t);
 	emp_trace_free(t);

@@ -26,6 +26,9 @@ struct emp_fold_figures {
 
 void emp_fold_figures_free(struct emp_fold_figures *x);
 
+/* emp_fold_limit - the trees made from now on keep at most @max_nodes nodes (emp_cct_limit; 0: no limit). */
+void emp_fold_limit(uint32_t max_nodes);
+
 /* emp_fold_serial - @path's figures, every event through trace.h.  Return: 0, or -1 when it cannot be opened. */
 int emp_fold_serial(const char *path, struct emp_fold_figures *x);
 

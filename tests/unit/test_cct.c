@@ -171,7 +171,7 @@ Test(cct, trace_figures_and_merge)
 	m->calls = 1, m->total_ns = 50, m->self_ns = 50;
 	const uint32_t s[] = { 1, 3 };
 	emp_cct_add_stack(b, s, 2, 5);
-	emp_cct_merge(a, b);
+	emp_cct_add_tree(a, b);
 	cr_expect_str_eq(render(a, emp_cct_cmp_time), "1:5/0(4,400,140)\n"
 						      "  3:5/5(1,150,150)\n"
 						      "  2:0/0(3,110,110)\n");
@@ -182,4 +182,41 @@ Test(cct, trace_figures_and_merge)
 					  "  2:0/0(1,50,50)\n");
 	emp_cct_free(a);
 	emp_cct_free(b);
+}
+
+/* Past the limit a new path ends in its deepest existing node's more node (gid 99 here), which stands for all of
+ * its own descendants; an existing path is still found; inclusive counts never count a sample twice. */
+Test(cct, a_limit_sends_new_paths_to_more_nodes)
+{
+	struct emp_cct *c = emp_cct_new();
+	emp_cct_limit(c, 3, 99); /* the root and two nodes */
+	const uint32_t s1[] = { 1, 2 }, s2[] = { 1, 3, 4 }, s3[] = { 5 }, s4[] = { 1, 2 };
+	emp_cct_add_stack(c, s1, 2, 1); /* 1, 1/2: the limit is reached */
+	emp_cct_add_stack(c, s2, 3, 2); /* 1/3/4 -> 1/[more] (once, though 3 and 4 both land there) */
+	emp_cct_add_stack(c, s3, 1, 4); /* 5 -> [more] under the root */
+	emp_cct_add_stack(c, s4, 2, 8); /* 1/2 exists */
+	cr_expect_str_eq(render(c, NULL), "1:11/0(0,0,0)\n"
+					  "  2:9/9(0,0,0)\n"
+					  "  99:2/2(0,0,0)\n"
+					  "99:4/4(0,0,0)\n");
+	cr_expect_eq(emp_cct_root(c)->total_samples, 15);
+	cr_expect_eq(emp_cct_size(c), 5);
+	struct emp_cct_node *more = emp_cct_child(c, emp_cct_root(c), 7);
+	cr_expect(emp_cct_is_more(c, more));
+	cr_expect(!emp_cct_is_more(c, emp_cct_child(c, emp_cct_root(c), 1)));
+	cr_expect_eq(emp_cct_child(c, more, 1), more);
+	cr_expect(emp_cct_nested(emp_cct_child(c, more, 1), more));
+	/* a tree added to a limited one: the more node's inclusive figures take a nested node's once */
+	struct emp_cct *src = emp_cct_new();
+	struct emp_cct_node *a = emp_cct_child(src, emp_cct_root(src), 6);
+	a->calls = 1, a->total_ns = 100, a->self_ns = 30;
+	struct emp_cct_node *b = emp_cct_child(src, a, 7);
+	b->calls = 2, b->total_ns = 70, b->self_ns = 70;
+	emp_cct_add_tree(c, src);
+	cr_expect_eq(more->calls, 3);
+	cr_expect_eq(more->total_ns, 100);
+	cr_expect_eq(more->self_ns, 100);
+	cr_expect_eq(emp_cct_size(c), 5);
+	emp_cct_free(src);
+	emp_cct_free(c);
 }

@@ -31,6 +31,7 @@ struct shape {
 	int cpu_events;          /* CPU events between the calls */
 	int sample;              /* one SAMPLE event: the fold hands the dump back */
 	double hz;               /* clock rate in META */
+	uint32_t limit;          /* the trees' node limit (emp_cct_limit), 0: none */
 };
 
 static uint64_t rnd(unsigned *s)
@@ -134,7 +135,36 @@ static int compare(const struct shape *sh)
 	close(fd);
 	write_dump(path, sh);
 	struct emp_fold_figures want;
-	cr_assert_eq(emp_fold_serial(path, &want), 0);
+	if (sh->limit) { /* the limit took effect, and took nothing away: every call, the same traced time */
+		struct emp_fold_figures all;
+		cr_assert_eq(emp_fold_serial(path, &all), 0);
+		emp_fold_limit(sh->limit);
+		cr_assert_eq(emp_fold_serial(path, &want), 0);
+		cr_assert_gt(emp_cct_size(all.cct), 2 * sh->limit);
+		cr_assert_gt(emp_cct_size(want.cct), sh->limit);
+		cr_assert_leq(emp_cct_size(want.cct), 2 * sh->limit);
+		cr_assert_eq(emp_cct_root(want.cct)->total_ns, emp_cct_root(all.cct)->total_ns);
+		uint64_t calls[2] = { 0, 0 }, self[2] = { 0, 0 }, more_total = 0, more_self = 0; /* the more nodes' */
+		for (int k = 0; k < 2; k++) {
+			struct emp_cct *c = k ? want.cct : all.cct;
+			for (uint32_t id = 1; id < emp_cct_size(c); id++) {
+				const struct emp_cct_node *n = emp_cct_node(c, id);
+				calls[k] += n->calls;
+				self[k] += n->self_ns;
+				if (k && emp_cct_is_more(c, n)) {
+					more_total += n->total_ns;
+					more_self += n->self_ns;
+				}
+			}
+		}
+		cr_assert_eq(calls[1], calls[0]);
+		cr_assert_eq(self[1], self[0]);
+		cr_assert_gt(more_total, 0);
+		cr_assert_gt(more_self, 0);
+		emp_fold_figures_free(&all);
+	} else {
+		cr_assert_eq(emp_fold_serial(path, &want), 0);
+	}
 	cr_assert_eq(want.status, EMP_DUMP_COMPLETE);
 	cr_assert_gt(want.st.calls, 5000); /* the shape makes calls, across chunks */
 	cr_assert_gt(want.st.unclosed, 0);
@@ -148,6 +178,7 @@ static int compare(const struct shape *sh)
 	int alone = folded_equal(path, 3, sh->hz, EMP_FOLD_METHODS, &want) != 0;
 	cr_assert_eq(folded_equal(path, 3, sh->hz, EMP_FOLD_TREE, &want) != 0, alone);
 	emp_fold_figures_free(&want);
+	emp_fold_limit(0);
 	unlink(path);
 	return handed_back;
 }
@@ -156,6 +187,17 @@ Test(trace_fold, equals_trace_h_on_nested_calls_across_chunks)
 {
 	for (unsigned seed = 1; seed <= 6; seed++) {
 		struct shape sh = { .seed = seed, .hz = seed % 2 ? 1e9 : 2596131425.769 };
+		cr_assert_eq(compare(&sh), 0, "seed %u", seed);
+	}
+}
+
+/* Past a node limit (cct.h emp_cct_limit) the fold's tree is still trace.h's, node for node: the same nodes made
+ * in the same order, the same paths sent to the same more nodes, whose inclusive time counts each call that
+ * entered them from outside once. */
+Test(trace_fold, equals_trace_h_past_a_tree_limit)
+{
+	for (unsigned seed = 1; seed <= 4; seed++) {
+		struct shape sh = { .seed = seed, .hz = 1e9, .exits_without_entry = seed % 2, .limit = 200 };
 		cr_assert_eq(compare(&sh), 0, "seed %u", seed);
 	}
 }
