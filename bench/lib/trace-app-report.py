@@ -13,7 +13,7 @@ one too small for budget=, or never called, is not kept); "inside", the share st
 budget run traces (the full trace's calling contexts, its tree.csv, with a kept method on the path: that time is
 then in the nearest kept caller's self time).  Markdown on stdout.
 """
-import csv, os, random, statistics, sys
+import csv, os, random, re, statistics, sys
 d = sys.argv[1]
 rows = list(csv.DictReader(open(os.path.join(d, "manifest.csv"))))
 pure_out = None
@@ -60,7 +60,10 @@ def coverage(r):
         all_ns += int(x["self_ns"])
         inside += int(x["self_ns"]) if kept_at[-1] else 0
     return own, inside / all_ns if all_ns else None
-print("## trace-app: H2 traced wholesale (" + open(os.path.join(d, "machine.txt")).read().split("java: ")[1].split("\n")[0].strip() + ")")
+machine = open(os.path.join(d, "machine.txt")).read()
+app = {"h2": "H2 under a JDBC load", "javac": "javac compiling commons-lang3"}.get(
+    re.search(r"APP=(\S+)", machine).group(1) if "APP=" in machine else "h2", "?")
+print("## trace-app: " + app + ", traced wholesale (" + machine.split("java: ")[1].split("\n")[0].strip() + ")")
 print()
 print("| variant | runs ok | wall s (median) | ratio to pure [95 % CI] | calls recorded | bytes/call | ring_full_waits | reader s / MB (emp `calls`, `jfr view`) | methods removed | coverage: own | coverage: inside | output = pure |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
