@@ -3,6 +3,9 @@
 #include "dump_writer.h"
 
 #include <errno.h>
+/* LZ4F_uncompressedUpdate (compress=none) is in lz4frame.h's static-linking section, though liblz4.so has exported
+ * it since 1.9.3 (Debian 12: 1.9.4) */
+#define LZ4F_STATIC_LINKING_ONLY
 #include <lz4frame.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,7 @@ struct emp_dump_writer {
 	void *sink_ctx;
 	uint64_t offset;        /* bytes handed to the sink */
 	int error;              /* first sink error; once set, nothing more is written */
+	int store;              /* emp_dump_writer_set_compress(w, 0): blocks stored uncompressed */
 	LZ4F_cctx *cctx;        /* reused for every chunk */
 	struct emp_buf raw;     /* scratch for META/COUNTERS/END payloads */
 	struct emp_buf symbols; /* pending SYMBOLS entries */
@@ -46,6 +50,11 @@ void emp_dump_writer_free(struct emp_dump_writer *w)
 	free(w);
 }
 
+void emp_dump_writer_set_compress(struct emp_dump_writer *w, int compress)
+{
+	w->store = !compress;
+}
+
 uint64_t emp_dump_writer_offset(const struct emp_dump_writer *w)
 {
 	return w->offset;
@@ -73,7 +82,8 @@ int emp_dump_write_header(struct emp_dump_writer *w)
 	return emit(w, h, sizeof(h));
 }
 
-/* Compress @raw_len bytes into one LZ4 frame behind a chunk header, and hand both to the sink in one call.  The
+/* Compress @raw_len bytes into one LZ4 frame behind a chunk header, and hand both to the sink in one call (with
+ * compression off, the frame's blocks are stored: the same format to the reader, LZ4F_decompress copies them).  The
  * frame carries its content size and a checksum (xxHash32) of each compressed block, which the reader verifies:
  * the checksum covers every stored byte, and hashing the compressed bytes rather than the raw ones (a frame's
  * content checksum) costs a fifth as much on trace events (4-5 raw bytes per compressed byte): on a full H2
@@ -87,6 +97,7 @@ static int write_chunk(struct emp_dump_writer *w, enum emp_chunk_type type, cons
 	prefs.frameInfo.blockChecksumFlag = LZ4F_blockChecksumEnabled;
 	prefs.frameInfo.contentSize = raw_len;
 	prefs.frameInfo.blockSizeID = LZ4F_max256KB;
+	prefs.frameInfo.blockMode = w->store ? LZ4F_blockIndependent : LZ4F_blockLinked; /* the former for stored */
 	size_t bound = LZ4F_compressFrameBound(raw_len, &prefs);
 	w->out.len = 0;
 	if (emp_buf_reserve(&w->out, EMP_CHUNK_HEADER_LEN + bound))
@@ -96,7 +107,8 @@ static int write_chunk(struct emp_dump_writer *w, enum emp_chunk_type type, cons
 	if (LZ4F_isError(n))
 		return -EIO;
 	size_t total = n;
-	n = LZ4F_compressUpdate(w->cctx, dst + total, bound - total, raw, raw_len, NULL);
+	n = w->store ? LZ4F_uncompressedUpdate(w->cctx, dst + total, bound - total, raw, raw_len, NULL)
+		     : LZ4F_compressUpdate(w->cctx, dst + total, bound - total, raw, raw_len, NULL);
 	if (LZ4F_isError(n))
 		return -EIO;
 	total += n;

@@ -185,6 +185,7 @@ int emp_writer_open(const struct emp_options *o, struct emp_sink *sink, const ch
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	emp_dump_writer_set_compress(w.dump, o->compress);
 	int rc = emp_dump_write_header(w.dump);
 	if (!rc)
 		rc = emp_dump_write_meta(w.dump, meta_kv, n_meta);

@@ -46,6 +46,7 @@ struct emp_options {
 	uint64_t duration_ns;        /* end the recording this long after it started; 0: at VMDeath */
 	double budget_pct;           /* trace mode: probes' cost limit in % of the program's CPU time; 0: none */
 	int safepoints;              /* record safepoint pauses (safepoint.h); default 1 */
+	int compress;                /* LZ4-compress the dump's chunks (default 1), or store them (compress=none) */
 	int help;                    /* "help" was given */
 	char *text;                  /* the option string as given ("" when none) */
 };

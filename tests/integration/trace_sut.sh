@@ -123,6 +123,14 @@ PY
     calls_of "$out" >calls.txt
     expect_calls calls.txt "emp.sut.MooBench.monitoredMethod(JI)J" $((calls * depth))
 
+    # compress=none: the same trace, its chunks stored, read the same way (and larger than LZ4's)
+    "$jdk" -agentpath:"$AGENT"=mode=trace,include=emp.sut.*,compress=none,out=moo-stored.emp -cp "$SUT" \
+        emp.sut.MooBench --calls $calls --depth $depth >/dev/null 2>moo.err || fail "JDK $v compress=none: $(cat moo.err)"
+    check_valid moo-stored.emp
+    calls_of moo-stored.emp >calls-stored.txt
+    expect_calls calls-stored.txt "emp.sut.MooBench.monitoredMethod(JI)J" $((calls * depth))
+    [ "$(stat -c %s moo-stored.emp)" -gt "$(stat -c %s "$out")" ] || fail "JDK $v compress=none: not larger than LZ4"
+
     # writer=null: the probes run, nothing is written
     mkdir -p null && (cd null && "$jdk" -agentpath:"$AGENT"=mode=trace,include=emp.sut.MooBench.monitoredMethod,writer=null \
         -cp "$SUT" emp.sut.MooBench --calls $calls --depth $depth >/dev/null 2>../null.err) ||

@@ -244,12 +244,15 @@ static const char *const small_end[] = {
 	"reason", "vm_death", "clock_end_ticks", "3000001000", "clock_end_mono_ns", "7000000000", "events", "14",
 };
 
+static int small_stored; /* build_small() writes its chunks' blocks uncompressed (compress=none) */
+
 /* Header, META, SYMBOLS, EVENTS(t0), EVENTS(t1), COUNTERS, EVENTS(t0), SYMBOLS, EVENTS(t1), COUNTERS, END. */
 static void build_small(struct small *s)
 {
 	memset(s, 0, sizeof(*s));
 	struct emp_dump_writer *w = emp_dump_writer_new(mem_sink, &s->m);
 	cr_assert_not_null(w);
+	emp_dump_writer_set_compress(w, !small_stored);
 	struct emp_dump_events *t0 = emp_dump_events_new(0), *t1 = emp_dump_events_new(1);
 	cr_assert(t0 && t1);
 	cr_assert_eq(emp_dump_write_header(w), 0);
@@ -459,6 +462,39 @@ Test(dump, round_trip_every_field)
 	cr_assert_eq(emp_dump_ticks_to_ns(r, 3), 2);
 	emp_dump_reader_close(r);
 	free_small(&s);
+}
+
+/* compress=none: every chunk is an LZ4 frame whose one block is stored (the size word's high bit), the raw bytes
+ * themselves; the reader gives back the same events and figures as for compressed chunks. */
+Test(dump, stored_blocks_round_trip)
+{
+	struct small s;
+	small_stored = 1;
+	build_small(&s);
+	small_stored = 0;
+	for (size_t i = 0; i < s.nchunks; i++) {
+		const uint8_t *c = s.m.p + s.start[i];
+		uint32_t stored = emp_get_u32le(c + 8), raw = emp_get_u32le(c + 12);
+		/* header 16, frame header 15 (content size), block size 4, block checksum 4, end mark 4 */
+		cr_assert_eq(stored, raw ? 15 + 4 + raw + 4 + 4 : 15 + 4, "chunk %zu", i);
+		if (raw) {
+			cr_assert_eq(emp_get_u32le(c + 16 + 15), 0x80000000u | raw, "chunk %zu: a stored block", i);
+		}
+	}
+	struct small z;
+	build_small(&z);
+	cr_assert_gt(s.m.n, z.m.n); /* the compressed dump is smaller */
+	char path[64], err[512];
+	struct emp_dump_reader *r = open_bytes(s.m.p, s.m.n, path, sizeof(path), err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	assert_events(r, &s.x, s.x.n);
+	cr_assert_eq(s.x.n, 13);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	cr_assert_eq(emp_dump_reader_good_offset(r), s.m.n);
+	emp_dump_reader_close(r);
+	unlink(path);
+	free(s.m.p);
+	free(z.m.p);
 }
 
 Test(dump, drain_reads_symbols_and_counters)

@@ -271,6 +271,17 @@ Test(options, safepoints)
 	bad("safepoints=no", "safepoints=no: expected on or off");
 }
 
+Test(options, compress)
+{
+	ok("");
+	cr_assert_eq(o.compress, 1);
+	ok("mode=trace,include=a.*,compress=none");
+	cr_assert_eq(o.compress, 0);
+	ok("compress=lz4");
+	cr_assert_eq(o.compress, 1);
+	bad("compress=zstd", "compress=zstd: expected lz4 or none");
+}
+
 Test(options, onfull)
 {
 	ok("mode=trace,include=a.*,onfull=block");
@@ -420,7 +431,7 @@ Test(options, help_text_lists_every_option_with_default)
 {
 	const char *h = emp_options_help();
 	static const char *const keys[] = { "mode=", "interval=", "clock=", "engine=", "threads=", "depth=", "include=",
-					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "flush=",
+					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "compress=", "flush=",
 					    "ringsize=", "timesource=", "log=", "duration=", "budget=",
 					    "safepoints=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -435,13 +446,14 @@ Test(options, help_text_lists_every_option_with_default)
 						"(default: auto)", "(default: warn)",
 						"(default: all with clock=cpu, java with wall)",
 						"(default: until the JVM ends; 100ms .. 86400s)",
-						"(default: none: every selected call is recorded)", "(default: on)" };
+						"(default: none: every selected call is recorded)", "(default: on)",
+						"(default: lz4)" };
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		cr_assert_not_null(strstr(h, defaults[i]), "help lacks %s", defaults[i]);
 	size_t n = 0;
 	for (const char *p = h; (p = strstr(p, "(default:")); p++)
 		n++;
-	cr_assert_eq(n, 16, "one default per option that has one");
+	cr_assert_eq(n, 17, "one default per option that has one");
 	cr_assert_eq(h[strlen(h) - 1], '\n');
 	for (const char *l = h; *l; l = strchr(l, '\n') + 1)
 		cr_assert_leq(strcspn(l, "\n"), 100u, "help line longer than 100 columns: %.40s", l);
