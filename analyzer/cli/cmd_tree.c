@@ -153,6 +153,7 @@ int emp_cmd_tree(int argc, char **argv)
 	else if (min_pct > 0)
 		emp_report_note(rep, "paths under %.2f %% of %llu samples%s are left out (--min-pct)", min_pct,
 				(unsigned long long)c.all, c.traced ? " and of the traced time" : "");
+	emp_report_stream(rep, c.t, stdout); /* csv, json: rows out as they come, a path each (the tree's size) */
 	emp_cct_walk(p.cct, c.traced ? emp_cct_cmp_time : emp_cct_cmp_samples, visit, &c);
 	emp_report_add(rep, c.t);
 	emp_report_print(rep, stdout);

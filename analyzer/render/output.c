@@ -27,10 +27,14 @@ struct emp_table {
 	struct cell *cells; /* rows * ncols */
 	size_t rows, cap, filled;
 	struct emp_table *next;
+	FILE *stream;       /* emp_report_stream(): rows go there once complete, in the report's format */
+	enum emp_format sfmt;
+	size_t streamed;    /* rows already written there */
 };
 
 struct emp_report {
 	enum emp_format fmt;
+	struct emp_table *streaming; /* emp_report_stream()'s table: then the report's only one */
 	unsigned width;     /* text: the width tables fit, 0 = none */
 	struct emp_table *first, *last;
 	struct emp_notes notes;
@@ -83,8 +87,12 @@ void emp_table_free(struct emp_table *t)
 	free(t);
 }
 
+static void stream_row(struct emp_table *t);
+
 void emp_table_row(struct emp_table *t)
 {
+	if (t->stream && t->rows)
+		stream_row(t);
 	/* pad an incomplete previous row */
 	while (t->filled < t->rows * (size_t)t->ncols)
 		emp_table_str(t, "");
@@ -128,7 +136,7 @@ void emp_table_num(struct emp_table *t, double v, int decimals)
 
 size_t emp_table_rows(const struct emp_table *t)
 {
-	return t->rows;
+	return t->streamed + t->rows;
 }
 
 struct emp_report *emp_report_new(enum emp_format fmt)
@@ -141,8 +149,12 @@ struct emp_report *emp_report_new(enum emp_format fmt)
 
 void emp_report_add(struct emp_report *r, struct emp_table *t)
 {
+	if (r->streaming && (t != r->streaming || r->first))
+		emp_die("internal error: a report streaming table %s gets table %s", r->streaming->name, t->name);
 	while (t->filled < t->rows * (size_t)t->ncols)
 		emp_table_str(t, "");
+	if (t->stream && t->rows)
+		stream_row(t);
 	if (r->last)
 		r->last->next = t;
 	else
@@ -302,69 +314,125 @@ static void print_text(const struct emp_report *r, FILE *out)
 	}
 }
 
+static void csv_header(FILE *out, const struct emp_table *t, int several)
+{
+	if (several)
+		fputs("table,", out);
+	for (int c = 0; c < t->ncols; c++) {
+		if (c)
+			fputc(',', out);
+		emp_csv_field(out, t->cols[c]);
+	}
+	fputc('\n', out);
+}
+
+static void csv_row(FILE *out, const struct emp_table *t, size_t row, int several)
+{
+	char buf[4096];
+	if (several) {
+		emp_csv_field(out, t->name);
+		fputc(',', out);
+	}
+	for (int c = 0; c < t->ncols; c++) {
+		if (c)
+			fputc(',', out);
+		cell_text(&t->cells[row * (size_t)t->ncols + (size_t)c], 1, buf, sizeof(buf));
+		emp_csv_field(out, buf);
+	}
+	fputc('\n', out);
+}
+
 static void print_csv(const struct emp_report *r, FILE *out)
 {
+	if (r->streaming)
+		return; /* every row is out */
 	int several = r->first && r->first->next;
-	char buf[4096];
 	for (const struct emp_table *t = r->first; t; t = t->next) {
 		if (t != r->first)
 			fputc('\n', out);
-		if (several)
-			fputs("table,", out);
-		for (int c = 0; c < t->ncols; c++) {
-			if (c)
-				fputc(',', out);
-			emp_csv_field(out, t->cols[c]);
-		}
-		fputc('\n', out);
-		for (size_t row = 0; row < t->rows; row++) {
-			if (several) {
-				emp_csv_field(out, t->name);
-				fputc(',', out);
-			}
-			for (int c = 0; c < t->ncols; c++) {
-				if (c)
-					fputc(',', out);
-				cell_text(&t->cells[row * (size_t)t->ncols + (size_t)c], 1, buf, sizeof(buf));
-				emp_csv_field(out, buf);
-			}
-			fputc('\n', out);
+		csv_header(out, t, several);
+		for (size_t row = 0; row < t->rows; row++)
+			csv_row(out, t, row, several);
+	}
+}
+
+static void json_open(FILE *out, const struct emp_table *t, int first)
+{
+	if (!first)
+		fputc(',', out);
+	fputc('\n', out);
+	emp_json_string(out, t->name);
+	fputs(":[", out);
+}
+
+/* Row @row of @t's cells, the @index-th of the table's rows in the output. */
+static void json_row(FILE *out, const struct emp_table *t, size_t row, size_t index)
+{
+	char buf[4096];
+	fputs(index ? ",\n {" : "\n {", out);
+	for (int c = 0; c < t->ncols; c++) {
+		const struct cell *cl = &t->cells[row * (size_t)t->ncols + (size_t)c];
+		if (c)
+			fputc(',', out);
+		emp_json_string(out, t->cols[c]);
+		fputc(':', out);
+		if (cl->type == EMP_CELL_STR) {
+			emp_json_string(out, cl->s);
+		} else if (cl->type == EMP_CELL_NUM && !isfinite(cl->d)) {
+			fputs("null", out);
+		} else {
+			cell_text(cl, 1, buf, sizeof(buf));
+			fputs(buf, out);
 		}
 	}
+	fputc('}', out);
 }
 
 static void print_json(const struct emp_report *r, FILE *out)
 {
-	char buf[4096];
+	if (r->streaming) { /* its opening and every row are out */
+		fputs("]\n}}\n", out);
+		return;
+	}
 	fputs("{\"tables\":{", out);
 	for (const struct emp_table *t = r->first; t; t = t->next) {
-		if (t != r->first)
-			fputc(',', out);
-		fputc('\n', out);
-		emp_json_string(out, t->name);
-		fputs(":[", out);
-		for (size_t row = 0; row < t->rows; row++) {
-			fputs(row ? ",\n {" : "\n {", out);
-			for (int c = 0; c < t->ncols; c++) {
-				const struct cell *cl = &t->cells[row * (size_t)t->ncols + (size_t)c];
-				if (c)
-					fputc(',', out);
-				emp_json_string(out, t->cols[c]);
-				fputc(':', out);
-				if (cl->type == EMP_CELL_STR) {
-					emp_json_string(out, cl->s);
-				} else if (cl->type == EMP_CELL_NUM && !isfinite(cl->d)) {
-					fputs("null", out);
-				} else {
-					cell_text(cl, 1, buf, sizeof(buf));
-					fputs(buf, out);
-				}
-			}
-			fputc('}', out);
-		}
+		json_open(out, t, t == r->first);
+		for (size_t row = 0; row < t->rows; row++)
+			json_row(out, t, row, row);
 		fputs("]", out);
 	}
 	fputs("\n}}\n", out);
+}
+
+void emp_report_stream(struct emp_report *r, struct emp_table *t, FILE *out)
+{
+	if (r->fmt == EMP_FMT_TEXT || r->first || r->streaming || emp_table_rows(t))
+		return; /* text needs every row for its widths; a stream is a report's only table, from its start */
+	r->streaming = t;
+	t->stream = out;
+	t->sfmt = r->fmt;
+	if (r->fmt == EMP_FMT_CSV) {
+		csv_header(out, t, 0);
+	} else {
+		fputs("{\"tables\":{", out);
+		json_open(out, t, 1);
+	}
+}
+
+/* The one complete row of a streamed table out, its cells freed for the next. */
+static void stream_row(struct emp_table *t)
+{
+	while (t->filled < t->rows * (size_t)t->ncols)
+		emp_table_str(t, "");
+	if (t->sfmt == EMP_FMT_CSV)
+		csv_row(t->stream, t, 0, 0);
+	else
+		json_row(t->stream, t, 0, t->streamed);
+	for (size_t i = 0; i < t->filled; i++)
+		free(t->cells[i].s);
+	t->filled = 0;
+	t->rows = 0;
+	t->streamed++;
 }
 
 void emp_report_print(struct emp_report *r, FILE *out)

@@ -50,6 +50,11 @@ void emp_report_add(struct emp_report *r, struct emp_table *t);
 __attribute__((format(printf, 2, 3))) void emp_report_note(struct emp_report *r, const char *fmt, ...);
 /* emp_report_notes - append the library's notes @n (notes.h) as above. */
 void emp_report_notes(struct emp_report *r, const struct emp_notes *n);
+/* emp_report_stream - in csv and json, write @t's rows to @out as they come instead of keeping them (a table of
+ * millions of rows, such as `tree --min-pct 0` of a large trace, in constant memory).  Only for a report's one
+ * table, given before its first row: emp_report_add(@r, @t) and emp_report_print(@r, @out) then finish it (any
+ * other table added is an internal error).  Text output needs every row for its widths: no effect there. */
+void emp_report_stream(struct emp_report *r, struct emp_table *t, FILE *out);
 void emp_report_print(struct emp_report *r, FILE *out);
 void emp_report_free(struct emp_report *r);
 
