@@ -43,10 +43,9 @@ static char *render_csv_field(const char *s)
 
 static const char *const cols3[] = { "name", "count", "share" };
 
-/* name | count | share: ("a", 1, 0.5), ("bbbb", 12345, NaN) */
-static struct emp_table *table_t(void)
+/* name | count | share: ("a", 1, 0.5), ("bbbb", 12345, NaN) into @t */
+static void fill_t(struct emp_table *t)
 {
-	struct emp_table *t = emp_table_new("t", "Title", 3, cols3);
 	emp_table_row(t);
 	emp_table_str(t, "a");
 	emp_table_int(t, 1);
@@ -55,6 +54,12 @@ static struct emp_table *table_t(void)
 	emp_table_str(t, "bbbb");
 	emp_table_int(t, 12345);
 	emp_table_num(t, NAN, 1);
+}
+
+static struct emp_table *table_t(void)
+{
+	struct emp_table *t = emp_table_new("t", "Title", 3, cols3);
+	fill_t(t);
 	cr_assert_eq(emp_table_rows(t), 2);
 	return t;
 }
@@ -367,14 +372,7 @@ Test(output, streamed_table_prints_the_same_bytes)
 		struct emp_report *r = emp_report_new(fmt);
 		struct emp_table *s = emp_table_new("t", "Title", 3, cols3);
 		emp_report_stream(r, s, f);
-		emp_table_row(s);
-		emp_table_str(s, "a");
-		emp_table_int(s, 1);
-		emp_table_num(s, 0.5, 2);
-		emp_table_row(s);
-		emp_table_str(s, "bbbb");
-		emp_table_int(s, 12345);
-		emp_table_num(s, NAN, 1);
+		fill_t(s);
 		emp_table_row(s);
 		cr_assert_eq(fflush(f), 0);
 		if (fmt != EMP_FMT_TEXT) /* the two complete rows are out already */
