@@ -494,6 +494,18 @@ static void graft(struct emp_trace_fold *f, struct summary *s, const struct rthr
 		s->open[i].node = f->gnode[s->open[i].node];
 }
 
+/* A call of @t's real stack at depth @d closed: its figures into its tree node, its inclusive time only when the
+ * node is not its caller's (emp_cct_nested: inside a more node, already counted). */
+static void node_add(struct emp_trace_fold *f, const struct rthread *t, uint32_t d, uint64_t calls, uint64_t total_ns,
+		     uint64_t self_ns)
+{
+	struct emp_cct_node *n = emp_cct_node(f->cct, t->stack[d].node);
+	n->calls += calls;
+	n->self_ns += self_ns;
+	if (!d || !emp_cct_nested(n, emp_cct_node(f->cct, t->stack[d - 1].node)))
+		n->total_ns += total_ns;
+}
+
 static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 {
 	if (!s || !s->ok || (s->has_enter && s->max_method >= emp_dump_methods_defined(f->r)) ||
@@ -547,13 +559,8 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 		uint64_t figures[3] = { 0 }; /* calls, total_ns, self_ns, for the tree node's (add_call) */
 		uint64_t ns = add_call(w, f->methods, s, c, tout, (int)lv->pop_threw, f->cct ? figures : NULL);
 		depth--;
-		if (f->cct) {
-			struct emp_cct_node *n = emp_cct_node(f->cct, c->node);
-			n->calls += figures[0];
-			n->self_ns += figures[2];
-			if (!depth || !emp_cct_nested(n, emp_cct_node(f->cct, t->stack[depth - 1].node)))
-				n->total_ns += figures[1];
-		}
+		if (f->cct)
+			node_add(f, t, depth, figures[0], figures[1], figures[2]);
 		if (depth) {
 			struct frame *parent = &t->stack[depth - 1];
 			parent->child_ticks += tout >= c->tin ? tout - c->tin : 0;
@@ -617,17 +624,11 @@ static void close_open(struct emp_trace_fold *f)
 			uint64_t dur = f->max_ticks >= c->tin ? f->max_ticks - c->tin : 0;
 			uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
 			uint64_t ns = emp_trace_clock_ns(clock, dur);
-			struct emp_cct_node *n = emp_cct_node(f->cct, c->node);
-			n->calls++;
-			n->self_ns += emp_trace_clock_ns(clock, self);
-			if (d) {
+			node_add(f, t, d, 1, ns, emp_trace_clock_ns(clock, self));
+			if (d)
 				t->stack[d - 1].child_ticks += dur;
-				if (!emp_cct_nested(n, emp_cct_node(f->cct, t->stack[d - 1].node)))
-					n->total_ns += ns;
-			} else {
-				n->total_ns += ns;
+			else
 				root->total_ns += ns;
-			}
 		}
 	}
 }
