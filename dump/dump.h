@@ -70,7 +70,7 @@ enum emp_frame_kind {
 /* Method symbol flags. */
 #define EMP_METHOD_ITERATION 0x1u /* calls of this method mark iterations (agent option iteration=) */
 /* Thread symbol flags. */
-#define EMP_THREAD_JAVA      0x1u /* a Java thread (JVMTI ThreadStart seen) */
+#define EMP_THREAD_JAVA      0x1u /* a Java thread (JVMTI ThreadStart seen, or after an attach a JNIEnv found) */
 #define EMP_THREAD_VM        0x2u /* a thread JVMTI did not announce (JIT compiler, GC, VM thread...), found by the
 				     sampler in /proc (threads=all); name = its /proc comm; native frames only */
 #define EMP_THREAD_VIRTUAL   0x4u /* a virtual thread (JDK 21+, trace mode): its events whatever carriers ran it;

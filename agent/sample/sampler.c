@@ -171,6 +171,11 @@ int emp_sampler_sample_existing(struct emp_thread *t, struct emp_sampler_thread 
 	if (!s.vm || (*s.vm)->GetEnv(s.vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK || !env)
 		return 0;
 	t->jni = env; /* read by emp_agct_walk() on this thread only */
+	/* A Java thread, to the dump too: the writer reads the flags when it names the thread, at its first record,
+	 * so this store comes before the first sample's commit (its release pairs with the writer's acquire of the
+	 * ring's head); later samples see the bit clear and store nothing. */
+	if (t->flags & EMP_THREAD_VM)
+		t->flags = (t->flags & ~(uint32_t)EMP_THREAD_VM) | EMP_THREAD_JAVA;
 	take_sample(t, st, uc);
 	return 1;
 }

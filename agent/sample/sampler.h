@@ -281,7 +281,9 @@ int emp_vmthreads_setup(enum emp_engine engine, uint64_t interval_ns, uint64_t r
 void emp_vmthreads_java_stacks(uint32_t depth, char **names, size_t n);
 /* emp_sampler_sample_existing - the signal handler on a thread vmthreads.c armed with st->frames: when it is a Java
  * thread (one that ran before an attach), take a Java sample into @t's ring as for any Java thread.  Return: 1 when
- * taken, 0 when the thread is no Java thread (the caller takes a native one).  Async-signal-safe (sampler.c). */
+ * taken, 0 when the thread is no Java thread (the caller takes a native one).  A Java thread trades its
+ * EMP_THREAD_VM flag for EMP_THREAD_JAVA at its first sample, before that sample is published: the dump and the
+ * counters then count it as the program's thread, not the JVM's.  Async-signal-safe (sampler.c). */
 int emp_sampler_sample_existing(struct emp_thread *t, struct emp_sampler_thread *st, void *ucontext);
 /* emp_vmthreads_start - VMInit: start the scanner (first scan at once, then every EMP_VMTHREADS_SCAN_MS). */
 void emp_vmthreads_start(void);

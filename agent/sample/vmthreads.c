@@ -43,7 +43,9 @@
  * and on a hidden JavaThread such as a compiler thread AGCT has nothing useful to say); the state is RUNNING.
  *
  * CPU time.  sample_thread_time_ns (the analyzer's achieved rate) includes the JVM threads' CPU time from arming
- * to disarming, read from their CPU clocks.  The clock of a thread that has ended can no longer be read: the
+ * to disarming, read from their CPU clocks; sample_vm_thread_time_ns and sample_vm_threads_armed count only those
+ * still JVM threads when they are disarmed (after an attach, the program's threads that ran before it are armed
+ * here too, and become Java threads at their first sample: emp_sampler_sample_existing()).  The clock of a thread that has ended can no longer be read: the
  * scanner reads every armed thread's clock at each scan, and a thread found gone counts up to that last reading.
  *
  * VMDeath (emp_vmthreads_stop): the scanner is stopped and joined, then every JVM thread is disarmed, before the
@@ -300,7 +302,6 @@ static void arm(pid_t tid, const char *name)
 		emp_debug("sampler: cannot arm JVM thread %d (%s): %s", (int)tid, name, strerror(-rc));
 	} else {
 		vt->engine_on = 1;
-		emp_count(EMP_C_SAMPLE_VM_THREADS_ARMED, 1);
 		emp_debug("sampler: JVM thread %d (%s) armed, %s", (int)tid, name,
 			  emp_vmthreads_category_name(vt->category));
 	}
@@ -328,9 +329,15 @@ static void finish(struct emp_vmthread *vt, int alive)
 	if (!alive || !emp_clock_read_ns(vt->st.cpu_clock, &end))
 		end = vt->last_cpu_ns;
 	uint64_t used = end > vt->st.armed_at_ns ? end - vt->st.armed_at_ns : 0;
+	/* Counted here, once the thread's kind is known: after an attach, a thread that ran before it is armed here
+	 * and becomes a Java thread at its first sample that finds a JNIEnv (emp_sampler_sample_existing(); no
+	 * handler runs on it any more: unmap() waited). */
 	if (vt->engine_on) {
+		int jvm = (vt->t->flags & EMP_THREAD_VM) != 0;
+		emp_count(jvm ? EMP_C_SAMPLE_VM_THREADS_ARMED : EMP_C_SAMPLE_THREADS_ARMED, 1);
 		emp_count(EMP_C_SAMPLE_THREAD_TIME_NS, used);
-		emp_count(EMP_C_SAMPLE_VM_THREAD_TIME_NS, used);
+		if (jvm)
+			emp_count(EMP_C_SAMPLE_VM_THREAD_TIME_NS, used);
 	}
 	emp_thread_retire(vt->t);
 	free(vt->st.frames);

@@ -75,9 +75,16 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     attach_bad "$v attach after the end" 1 "JVM $pid has finished its emp recording; emp records once per JVM" "$pid"
     attach_bad "$v stop after the end" 1 "JVM $pid has finished its emp recording; emp records once per JVM" \
         "$pid" stop
-    # a thread that ran before the attach, under its full Java name (its OS name holds 15 characters of it)
-    "$ANALYZE" info --format=csv s.emp | grep -q '^threads,.*,attach-worker-long-name,' ||
-        fail "$v: no thread attach-worker-long-name in the dump: $("$ANALYZE" info s.emp | grep -A30 ^Threads)"
+    # a thread that ran before the attach, under its full Java name (its OS name holds 15 characters of it), and
+    # as a Java thread (kind java), not one of the JVM's: its CPU time is not counted as theirs
+    "$ANALYZE" info --format=csv s.emp | grep -q '^threads,.*,attach-worker-long-name,[0-9]*,[0-9]*,java$' ||
+        fail "$v: no Java thread attach-worker-long-name in the dump: $("$ANALYZE" info s.emp | grep -A30 ^Threads)"
+    all_ns=$(info_value s.emp counters sample_thread_time_ns)
+    vm_ns=$(info_value s.emp counters sample_vm_thread_time_ns)
+    [ $((vm_ns * 2)) -lt "$all_ns" ] ||
+        fail "$v: the JVM's threads hold $vm_ns of $all_ns ns of sampled CPU time: the busy Java thread is counted as theirs"
+    [ "$(info_value s.emp counters sample_threads_armed)" -ge 1 ] ||
+        fail "$v: no Java thread counted as armed after the attach"
     # 2 s at 1 ms of a thread that burns CPU: up to 2000 samples (CPU time: fewer on a loaded machine), nearly all
     # in hot() (the other threads sleep)
     read -r samples hot < <("$ANALYZE" top --format=csv s.emp | awk -F, '
