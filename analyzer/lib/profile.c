@@ -179,6 +179,7 @@ void emp_profile_describe(struct emp_dump_reader *r, uint64_t samples, struct em
 	}
 	char line[4096], pct[32];
 	size_t len = 0;
+	uint64_t after_end = 0;
 	uint64_t base = signals ? signals : samples;
 	for (size_t i = 0; i < emp_dump_counter_count(r); i++) {
 		const char *name;
@@ -187,6 +188,10 @@ void emp_profile_describe(struct emp_dump_reader *r, uint64_t samples, struct em
 		if (!value || informational(name) ||
 		    (strncmp(name, "lost_", 5) && strncmp(name, "agct_", 5) && strncmp(name, "sample_", 7)))
 			continue;
+		if (!strcmp(name, "lost_after_shutdown")) { /* outside the recording, not a loss of it: said apart */
+			after_end = value;
+			continue;
+		}
 		percent(pct, sizeof(pct), value, !strncmp(name, "sample_", 7) ? 0 : base);
 		int w = snprintf(line + len, sizeof(line) - len, "%s %s=%" PRIu64 "%s", len ? "," : "", name, value,
 				 pct);
@@ -195,6 +200,10 @@ void emp_profile_describe(struct emp_dump_reader *r, uint64_t samples, struct em
 		len += (size_t)w;
 	}
 	emp_notes_add(notes, "%s: losses and sampler outcomes:%s", path, len ? line : " none");
+	if (after_end)
+		emp_notes_add(notes,
+				"%s: %" PRIu64 " records came after the recording ended (duration=, emp-attach stop or the "
+				"JVM's end; counter lost_after_shutdown): outside it, not lost from it", path, after_end);
 }
 
 /* What a dump's --threads verdicts need: per dump thread id 0 unknown, 1 no, 2 yes (first asked in file order,

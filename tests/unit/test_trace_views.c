@@ -69,6 +69,10 @@ static void write_trace_dump(void)
 	emp_dump_events_exit(e1, 500, 0);
 	cr_assert_eq(emp_dump_events_flush(w, e0), 0);
 	cr_assert_eq(emp_dump_events_flush(w, e1), 0);
+	/* records after the end of the recording: said apart from the losses */
+	const char *cn[] = { "lost_ring_full", "lost_after_shutdown" };
+	const uint64_t cv[] = { 0, 7 };
+	cr_assert_eq(emp_dump_write_counters(w, cn, cv, 2), 0);
 	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
 	emp_dump_events_free(e0);
 	emp_dump_events_free(e1);
@@ -141,6 +145,8 @@ Test(trace_views, top_text_says_the_traced_time)
 		 "%s: 8 traced calls folded in (0 still open at the end, 0 exits without entry)\n"
 		 "%s: mode=trace, 0 samples\n"
 		 "%s: losses and sampler outcomes: none\n"
+		 "%s: 7 records came after the recording ended (duration=, emp-attach stop or the JVM's end; counter "
+		 "lost_after_shutdown): outside it, not lost from it\n"
 		 "1500 ns of traced time in the profile (0.000 s, the root calls of every thread)\n"
 		 "\n"
 		 "Flat profile (traced time)\n"
@@ -150,7 +156,7 @@ Test(trace_views, top_text_says_the_traced_time)
 		 "Main.main      300      1000     20.00      66.67      1\n"
 		 "A.run          200       600     13.33      40.00      1\n"
 		 "B.cold         100       100      6.67       6.67      1\n",
-		 dump_path, dump_path, dump_path);
+		 dump_path, dump_path, dump_path, dump_path);
 	cr_assert_stdout_eq_str(expect);
 }
 
@@ -177,6 +183,8 @@ Test(trace_views, tree_text_shows_time_and_its_share)
 		 "%s: 8 traced calls folded in (0 still open at the end, 0 exits without entry)\n"
 		 "%s: mode=trace, 0 samples\n"
 		 "%s: losses and sampler outcomes: none\n"
+		 "%s: 7 records came after the recording ended (duration=, emp-attach stop or the JVM's end; counter "
+		 "lost_after_shutdown): outside it, not lost from it\n"
 		 "paths under 30.00 %% of the traced time (0.002 ms) are left out (--min-pct)\n"
 		 "\n"
 		 "Calling-context tree (traced time)\n"
@@ -184,7 +192,7 @@ Test(trace_views, tree_text_shows_time_and_its_share)
 		 "    1     0.001   66.67    0.000  20.00  Main.main\n"
 		 "    1     0.001   40.00    0.000  13.33    A.run\n"
 		 "    1     0.001   33.33    0.000  13.33  R.rec\n",
-		 dump_path, dump_path, dump_path);
+		 dump_path, dump_path, dump_path, dump_path);
 	cr_assert_stdout_eq_str(expect);
 }
 
