@@ -25,6 +25,8 @@ static const char usage[] =
 	"one mode.  Every call of that method is one iteration; per calling-context-tree node (a call path from the\n"
 	"iteration method down) its per-VM value is the mean over the measurement iterations of its inclusive time\n"
 	"(trace mode, ns) or inclusive sample count (sample mode), 0 in iterations where the node is absent.\n"
+	"A dump recorded without iteration= is one iteration, the whole run: its node `run` holds all its samples\n"
+	"(or the traced time of its root calls), every path starts at a thread's root frame, --warmup does not apply.\n"
 	"Pure mode (no agent): each DIR holds instead one java-sut --timings file (*.csv, header iteration,duration_ns)\n"
 	"per VM run; the one node is the iteration (named by --iteration-name), its per-VM value the mean duration_ns\n"
 	"of the rows after --warmup (java-sut writes no row for its own warm-up iterations).  A DIR holding both *.emp\n"

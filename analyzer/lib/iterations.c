@@ -43,8 +43,9 @@ struct load {
 	struct emp_dump_reader *r;
 	struct emp_symtab_map *map;
 	const char *path;
-	uint32_t iter_gid;  /* the dump's iteration method, EMP_CCT_NO_SYMBOL until its first ENTER */
+	uint32_t iter_gid;  /* the dump's iteration method, EMP_CCT_NO_SYMBOL until its first ENTER; whole: `run` */
 	int conflict;       /* a second, different iteration method was seen */
+	int whole;          /* recorded without iteration=: one iteration, the whole run (iters[0]) */
 	struct iter *iters;
 	size_t niters, cap;
 	struct thr *thr;
@@ -126,6 +127,11 @@ static struct emp_cct_node *iter_root(struct load *l)
 static void on_enter(void *arg, struct emp_trace_call *c, const struct emp_trace_call *parent)
 {
 	struct load *l = arg;
+	if (l->whole) { /* every call is in the run's one iteration, its path from its thread's root call down */
+		c->user = emp_cct_child(l->s->cct, parent ? parent->user : iter_root(l),
+					emp_symtab_map_get(l->map, c->method));
+		return;
+	}
 	struct thr *t = thread_state(l, c->thread);
 	c->user = NULL;
 	if (t->open) {
@@ -158,8 +164,14 @@ static void on_enter(void *arg, struct emp_trace_call *c, const struct emp_trace
 
 static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
 {
-	(void)parent;
 	struct load *l = arg;
+	if (l->whole) { /* a call adds its duration to its node, a root call to the run's too (the traced time) */
+		double d = c->tout >= c->tin ? (double)(c->tout - c->tin) : 0.0;
+		add(&l->iters[0], ((struct emp_cct_node *)c->user)->id, d);
+		if (!parent)
+			add(&l->iters[0], iter_root(l)->id, d);
+		return;
+	}
 	if (!c->user)
 		return;
 	struct thr *t = thread_state(l, c->thread);
@@ -178,14 +190,14 @@ static const struct emp_trace_ops iter_ops = { .on_enter = on_enter, .on_call = 
 static void on_sample(struct load *l, const struct emp_event *ev)
 {
 	struct thr *t = thread_state(l, ev->thread);
-	if (!t->open)
+	if (!t->open && !l->whole)
 		return;
-	struct iter *it = &l->iters[t->iter];
+	struct iter *it = &l->iters[l->whole ? 0 : t->iter];
 	double one = l->s->o.sample_ns ? (double)l->s->interval_ns : 1.0;
 	struct emp_cct_node *n = iter_root(l);
 	add(it, n->id, one);
 	uint32_t from = 0;
-	for (uint32_t i = 0; i < ev->depth; i++)
+	for (uint32_t i = 0; i < ev->depth && !l->whole; i++)
 		if (emp_symtab_map_get(l->map, ev->frames[i]) == l->iter_gid) {
 			from = i + 1; /* the outermost frame of the iteration method is the node's root */
 			break;
@@ -201,7 +213,7 @@ static void on_sample(struct load *l, const struct emp_event *ev)
 static void on_cpu(struct load *l, const struct emp_event *ev)
 {
 	struct thr *t = thread_state(l, ev->thread);
-	if (!t->open)
+	if (!t->open || l->whole)
 		return;
 	struct iter *it = &l->iters[t->iter];
 	if (it->ncpu++)
@@ -384,6 +396,19 @@ static int check_meta(struct emp_iter_set *s, struct emp_dump_reader *r, const c
 	return 0;
 }
 
+/* The agent's options (META options) name no iteration= method: the dump is one iteration, the whole run.  A dump
+ * without that META (written by hand, or before it existed) is taken to have markers. */
+static int without_iteration(struct emp_dump_reader *r)
+{
+	const char *o = emp_dump_meta(r, "options");
+	if (!o)
+		return 0;
+	for (const char *p = o; (p = strstr(p, "iteration=")); p++)
+		if (p == o || p[-1] == ',')
+			return 0;
+	return 1;
+}
+
 int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *path)
 {
 	if (check_kind(s, path, 0, "a dump"))
@@ -404,6 +429,18 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, 
 	int more = emp_dump_reader_next(r, &ev);
 	if (check_meta(s, r, path))
 		goto out;
+	l.whole = without_iteration(r);
+	if (l.whole) {
+		if (s->o.metric == EMP_ITER_METRIC_CPU || s->o.drop_disturbed > 0) {
+			emp_errorf("%s: recorded without iteration= (one iteration: the whole run), but the cpu metric and "
+				   "dropping disturbed iterations need iteration markers", path);
+			goto out;
+		}
+		l.iter_gid = emp_symtab_intern(s->st, EMP_FRAME_PSEUDO, 0, "", "run", "");
+		l.iters = emp_xcalloc(1, sizeof(*l.iters));
+		l.iters[0].done = 1;
+		l.niters = l.cap = 1;
+	}
 	l.map = emp_symtab_map_new(s->st, r);
 	tr = emp_trace_new(&iter_ops, &l);
 	for (; more; more = emp_dump_reader_next(r, &ev)) {
@@ -436,12 +473,20 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, 
 		goto out;
 	}
 	if (s->iter_gid != EMP_CCT_NO_SYMBOL && s->iter_gid != l.iter_gid) {
-		emp_errorf("%s: iterations of %s, but %s has iterations of %s", path, emp_symtab_name(s->st, l.iter_gid, 0),
-			   s->first_path, emp_symtab_name(s->st, s->iter_gid, 0));
+		const char *mine = emp_symtab_name(s->st, l.iter_gid, 0), *theirs = emp_symtab_name(s->st, s->iter_gid, 0);
+		if (emp_symtab_get(s->st, l.iter_gid)->kind == EMP_FRAME_PSEUDO ||
+		    emp_symtab_get(s->st, s->iter_gid)->kind == EMP_FRAME_PSEUDO) /* one of them a whole run */
+			emp_errorf("%s: %s%s, but %s %s%s: record the dumps of a comparison with the same iteration= (or "
+				   "none)", path, l.whole ? "recorded without iteration=" : "iterations of ",
+				   l.whole ? "" : mine, s->first_path,
+				   l.whole ? "has iterations of " : "was recorded without iteration=", l.whole ? theirs : "");
+		else
+			emp_errorf("%s: iterations of %s, but %s has iterations of %s", path, mine, s->first_path, theirs);
 		goto out;
 	}
 	s->iter_gid = l.iter_gid;
-	if (l.niters <= s->o.warmup) {
+	unsigned warmup = l.whole ? 0 : s->o.warmup; /* a whole run has no warm-up to drop */
+	if (l.niters <= warmup) {
 		emp_errorf("%s: %zu complete iterations, none left after --warmup %u", path, l.niters, s->o.warmup);
 		goto out;
 	}
@@ -449,7 +494,7 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, 
 	if ((s->o.metric == EMP_ITER_METRIC_CPU || s->o.drop_disturbed > 0) &&
 	    apply_cpu(&l, emp_dump_ticks_to_ns(r, 1.0), scale))
 		goto out;
-	reduce(&l, new_vm(s, group, path), scale, s->o.warmup);
+	reduce(&l, new_vm(s, group, path), scale, warmup);
 	rc = 0;
 out:
 	for (size_t i = 0; i < l.niters; i++)

@@ -10,6 +10,10 @@
  * Node paths start at the iteration method: the frames above it (main, ...) are not part of the tree.  A sample
  * inside an iteration whose stack lacks the iteration method (a failed walk: [unknown_Java] ...) is put below the
  * iteration method's node as it is.  Samples and calls outside iterations are ignored.
+ * A dump whose agent options (META options) name no iteration= method is one iteration, the whole run: the
+ * pseudo frame `run` takes the place of the iteration method, every sample adds to it and to its whole stack (from
+ * the thread's root frame), every traced call to its path from its thread's root call, a root call to `run` too;
+ * warm-up, the cpu metric and dropping disturbed iterations do not apply (the latter two are refused).
  *
  * The iterations of a VM are ordered by their start time (over all threads), the first @warmup are dropped, and
  * the rest are the measurement iterations.  A node's per-VM value is the mean over the measurement iterations of

@@ -169,7 +169,7 @@ check "pure: exactness, one row for the iteration" awk -F, -v it="$IT" -v n="$IT
 
 # Error paths: one line on stderr, exit 1 (input) or 2 (command line).
 mkdir -p "$T/empty" "$T/plain"
-"$JAVA" -agentpath:"$LIB=mode=sample,out=$T/plain/vm1.emp" -cp "$JAR" emp.sut.CallTree --warmup 1 --iterations 1 >/dev/null
+"$JAVA" -agentpath:"$LIB=mode=sample,interval=1ms,out=$T/plain/vm1.emp" -cp "$JAR" emp.sut.CallTree --warmup 1 --iterations 1 >/dev/null
 err() { # err EXPECTED-STATUS PATTERN ARGS...
 	"$EA" compare "${@:3}" >/dev/null 2>"$T/err.txt"
 	local rc=$?
@@ -183,7 +183,20 @@ check "error: dumps against timing files" err 1 "$T/pure/new: timing files (\*.c
 	--base "$T/trace/base" --new "$T/pure/new"
 check "error: timing files against dumps" err 1 "$T/trace/new: dumps (\*.emp), but $T/pure/base/vm1.csv is a timing file" \
 	--base "$T/pure/base" --new "$T/trace/new"
-check "error: no iteration markers" err 1 'no iteration markers' --base "$T/plain" --new "$T/sample/new"
+check "error: a whole run against iterations" err 1 \
+	"$T/sample/new/vm1.emp: iterations of emp.sut.CallTree.runIteration, but $T/plain/vm1.emp was recorded without iteration=" \
+	--base "$T/plain" --new "$T/sample/new"
+# a dump recorded without iteration= is one iteration, the whole run: compared under a node `run` holding all
+# of its samples (the same dump on both sides: unchanged, ratio 1)
+whole() {
+	"$EA" compare --base "$T/plain" --new "$T/plain" --format=csv >"$T/whole.csv" 2>"$T/whole.err" || return 1
+	local samples
+	samples=$("$EA" info --format=csv "$T/plain/vm1.emp" | awk -F, '$1 == "counters" && $3 == "samples" { print $4 }')
+	awk -F, -v s="$samples" '
+		$1 == "run" { run = 1; ok = $8 == "unchanged" && $2 == s && $3 == s } END { exit !(run && ok) }' \
+		"$T/whole.csv" || { head -3 "$T/whole.csv"; cat "$T/whole.err"; return 1; }
+}
+check "whole runs: a node run with every sample" whole
 check "error: warm-up swallows every iteration" err 1 'none left after --warmup' --base "$T/trace/base" \
 	--new "$T/trace/new" --warmup 100000
 check "error: --new missing" err 2 'required' --base "$T/trace/base"

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "dump_writer.h"
@@ -120,6 +121,128 @@ Test(iterations, absent_node_counts_zero)
 	b = emp_cct_find_child(s->cct, emp_cct_find_child(s->cct, emp_cct_root(s->cct), s->iter_gid), (uint32_t)gb);
 	cr_assert_not_null(b);
 	assert_near(emp_iter_value(&s->vms[0], b->id), 4e6 / 3, "b mean in ns");
+	emp_iter_free(s);
+	unlink(path);
+}
+
+/* A dump recorded without iteration= (META options name none) is one iteration, the whole run: its node `run` holds
+ * every sample (or, traced, every root call's duration) and every path starts at its thread's root frame; --warmup
+ * does not apply to it. */
+static void write_whole_run(const char *path, const char *mode)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
+	cr_assert_not_null(w);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	int trace = !strcmp(mode, "trace");
+	const char *kv[] = { "mode", mode, "interval_ns", "1000000", "options",
+			     trace ? "mode=trace,include=t.*" : "mode=sample,interval=1ms" };
+	cr_assert_eq(emp_dump_write_meta(w, kv, 3), 0);
+	cr_assert_eq(emp_dump_add_method(w, MAIN, EMP_FRAME_JAVA, 0, "t.It", "main", "([Ljava/lang/String;)V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, RUN, EMP_FRAME_JAVA, 0, "t.It", "run", "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, A, EMP_FRAME_JAVA, 0, "t.It", "a", "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, B, EMP_FRAME_JAVA, 0, "t.It", "b", "()V"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 0, 1234, EMP_THREAD_JAVA, "main"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 1, 1235, EMP_THREAD_JAVA, "worker"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	struct emp_dump_events *e0 = emp_dump_events_new(0), *e1 = emp_dump_events_new(1);
+	cr_assert(e0 && e1);
+	if (trace) { /* main 0-100 { run 10-60 { a 20-30 } b 70-90 }; worker: a 5-45, b 50-52 */
+		cr_assert_eq(emp_dump_events_enter(e0, 0, MAIN), 0);
+		cr_assert_eq(emp_dump_events_enter(e0, 10, RUN), 0);
+		cr_assert_eq(emp_dump_events_enter(e0, 20, A), 0);
+		cr_assert_eq(emp_dump_events_exit(e0, 30, 0), 0);
+		cr_assert_eq(emp_dump_events_exit(e0, 60, 0), 0);
+		cr_assert_eq(emp_dump_events_enter(e0, 70, B), 0);
+		cr_assert_eq(emp_dump_events_exit(e0, 90, 1), 0);
+		cr_assert_eq(emp_dump_events_exit(e0, 100, 0), 0);
+		cr_assert_eq(emp_dump_events_enter(e1, 5, A), 0);
+		cr_assert_eq(emp_dump_events_exit(e1, 45, 0), 0);
+		cr_assert_eq(emp_dump_events_enter(e1, 50, B), 0);
+		cr_assert_eq(emp_dump_events_exit(e1, 52, 0), 0);
+	} else { /* main: main>run>a, main>run>a, main>b; worker: a */
+		const uint32_t s1[] = { MAIN, RUN, A }, s2[] = { MAIN, B }, s3[] = { A };
+		cr_assert_eq(emp_dump_events_sample(e0, 1, EMP_STATE_RUNNING, s1, 3), 0);
+		cr_assert_eq(emp_dump_events_sample(e0, 2, EMP_STATE_RUNNING, s1, 3), 0);
+		cr_assert_eq(emp_dump_events_sample(e0, 3, EMP_STATE_RUNNING, s2, 2), 0);
+		cr_assert_eq(emp_dump_events_sample(e1, 4, EMP_STATE_RUNNING, s3, 1), 0);
+	}
+	cr_assert_eq(emp_dump_events_flush(w, e0), 0);
+	cr_assert_eq(emp_dump_events_flush(w, e1), 0);
+	emp_dump_events_free(e0);
+	emp_dump_events_free(e1);
+	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
+	emp_dump_writer_free(w);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* The node of path @names (NULL-ended method names of t.It, from the run node down), or NULL. */
+static struct emp_cct_node *whole_node(struct emp_iter_set *s, const char *const *names)
+{
+	struct emp_cct_node *n = emp_cct_find_child(s->cct, emp_cct_root(s->cct), s->iter_gid);
+	for (; n && *names; names++) {
+		int32_t g = emp_symtab_find(s->st, EMP_FRAME_JAVA, "t.It", *names,
+					    !strcmp(*names, "main") ? "([Ljava/lang/String;)V" : "()V");
+		n = g < 0 ? NULL : emp_cct_find_child(s->cct, n, (uint32_t)g);
+	}
+	return n;
+}
+
+static void whole_run_case(const char *mode, const double *want)
+{
+	char path[] = "/tmp/emp-iter-whole-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	write_whole_run(path, mode);
+	struct emp_iter_opts o = { .warmup = 5 }; /* no warm-up in a whole run: still one iteration */
+	struct emp_iter_set *s = emp_iter_new(&o);
+	cr_assert_eq(emp_iter_load(s, NULL, 0, path), 0);
+	cr_assert_eq(s->nvms, 1);
+	cr_assert_eq(s->vms[0].iterations, 1);
+	char *p = emp_iter_node_path(s, emp_cct_find_child(s->cct, emp_cct_root(s->cct), s->iter_gid));
+	cr_assert_str_eq(p, "run");
+	free(p);
+	/* root, run, main, main;run, main;run;a, main;b, a, and traced: worker's b */
+	cr_assert_eq(emp_cct_size(s->cct), !strcmp(mode, "trace") ? 8 : 7, "%s: %u nodes", mode, emp_cct_size(s->cct));
+	static const char *const paths[][4] = { { NULL }, { "main", NULL }, { "main", "run", NULL },
+						{ "main", "run", "a", NULL }, { "main", "b", NULL }, { "a", NULL } };
+	/* sampled: samples; traced: ns, in proportion to the ticks (the clock's rate is the reader's default) */
+	int trace = !strcmp(mode, "trace");
+	double run = emp_iter_value(&s->vms[0], whole_node(s, paths[0])->id);
+	cr_assert_gt(run, 0);
+	for (int i = 0; i < 6; i++) {
+		struct emp_cct_node *n = whole_node(s, paths[i]);
+		cr_assert_not_null(n, "%s: path %d", mode, i);
+		double got = emp_iter_value(&s->vms[0], n->id);
+		if (trace)
+			cr_assert_float_eq(got / run, want[i] / want[0], 1e-12, "%s: path %d: %g of %g", mode, i, got, run);
+		else
+			cr_assert_float_eq(got, want[i], 1e-12, "%s: path %d: %g", mode, i, got);
+	}
+	emp_iter_free(s);
+	unlink(path);
+}
+
+Test(iterations, a_dump_without_iteration_is_one_whole_run)
+{
+	/* run, main, main;run, main;run;a, main;b, a */
+	whole_run_case("sample", (const double[]){ 4, 3, 2, 2, 1, 1 });
+	/* run = the roots' durations: main 100 + worker's a 40 and b 2 */
+	whole_run_case("trace", (const double[]){ 142, 100, 50, 10, 20, 40 });
+}
+
+Test(iterations, a_whole_run_refuses_the_cpu_metric)
+{
+	char path[] = "/tmp/emp-iter-whole-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	write_whole_run(path, "trace");
+	struct emp_iter_opts o = { .metric = EMP_ITER_METRIC_CPU };
+	struct emp_iter_set *s = emp_iter_new(&o);
+	cr_assert_eq(emp_iter_load(s, NULL, 0, path), -1);
 	emp_iter_free(s);
 	unlink(path);
 }
