@@ -5,6 +5,7 @@
  * (kind, class, name, descriptor) to a global id; the symbols themselves live in a growing array. */
 #include "symtab.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +215,33 @@ void emp_symtab_map_free(struct emp_symtab_map *m)
 	free(m);
 }
 
+/* A hidden class's name without what differs from one JVM to the next: the address suffix HotSpot appends
+ * (JdbcLoad$$Lambda$10.0x00007f156c0bcf78, LambdaForm$MH/0x0000000800c03000) and, for a lambda, the spin counter
+ * of JDK 17 ($$Lambda$10; JDK 21+ has none): both JdbcLoad$$Lambda, so that the contexts of several runs (compare,
+ * several dumps in one profile) meet.  The lambda's own method, the next frame, still tells lambdas apart.
+ * Return: @klass, or @buf holding the shortened name. */
+static const char *hidden_class(const char *klass, char *buf, size_t len)
+{
+	size_t n = strlen(klass), k = n;
+	while (k && isxdigit((unsigned char)klass[k - 1]))
+		k--;
+	/* HotSpot prints the address as 0x and 16 hex digits; 8 or more are asked for */
+	if (n - k < 8 || k < 3 || klass[k - 1] != 'x' || klass[k - 2] != '0' || (klass[k - 3] != '.' && klass[k - 3] != '/'))
+		return klass;
+	k -= 3;
+	size_t d = k;
+	while (d && isdigit((unsigned char)klass[d - 1]))
+		d--;
+	static const char lambda[] = "$$Lambda$";
+	if (d < k && d >= sizeof(lambda) - 1 && !memcmp(klass + d - (sizeof(lambda) - 1), lambda, sizeof(lambda) - 1))
+		k = d - 1;
+	if (k >= len)
+		return klass;
+	memcpy(buf, klass, k);
+	buf[k] = 0;
+	return buf;
+}
+
 uint32_t emp_symtab_map_get(struct emp_symtab_map *m, uint32_t local)
 {
 	if (local >= m->cap) {
@@ -227,7 +255,9 @@ uint32_t emp_symtab_map_get(struct emp_symtab_map *m, uint32_t local)
 	if (m->ids[local] != EMPTY)
 		return m->ids[local];
 	const struct emp_dump_method *d = m->r ? emp_dump_method(m->r, local) : NULL;
-	uint32_t gid = d ? emp_symtab_intern(m->st, d->kind, d->flags, d->klass, d->name, d->descriptor)
+	char buf[1024];
+	const char *klass = d && d->kind == EMP_FRAME_JAVA && d->klass ? hidden_class(d->klass, buf, sizeof(buf)) : NULL;
+	uint32_t gid = d ? emp_symtab_intern(m->st, d->kind, d->flags, klass ? klass : d->klass, d->name, d->descriptor)
 			 : emp_symtab_intern(m->st, EMP_FRAME_PSEUDO, 0, "", "[undefined_symbol]", "");
 	/* An undefined id is not cached: a later SYMBOLS chunk may still define it. */
 	if (d)

@@ -117,3 +117,53 @@ Test(symtab, maps_local_ids_of_two_dumps_by_name)
 	unlink(p1);
 	unlink(p2);
 }
+
+/* Hidden classes lose what differs between JVMs (the address suffix; a JDK 17 lambda's spin counter), so that the
+ * same lambda of two runs is one symbol; other names stay whole. */
+Test(symtab, hidden_class_names_meet_across_runs)
+{
+	static const char *const klass[] = {
+		"a.B$$Lambda$10.0x00007f156c0bcf78", /* JDK 17 */
+		"a.B$$Lambda$23/0x0000000800c03000", /* the same lambda, another run */
+		"a.B$$Lambda.0x00007fe46c0be2e8",    /* JDK 21+ */
+		"java.lang.invoke.LambdaForm$MH.0x00007f8e34012345",
+		"a.B$$Lambda$7",                     /* no address: not hidden */
+		"a.B$Inner",
+		"pkg.Class0x1234",                   /* too few digits, no separator */
+		"pkg.v.0xfeed",                      /* too few digits */
+	};
+	static const char *const want[] = { "a.B$$Lambda.run", "a.B$$Lambda.run", "a.B$$Lambda.run",
+					    "java.lang.invoke.LambdaForm$MH.run", "a.B$$Lambda$7.run", "a.B$Inner.run",
+					    "pkg.Class0x1234.run", "pkg.v.0xfeed.run" };
+	enum { N = sizeof(klass) / sizeof(klass[0]) };
+	char path[] = "/tmp/emp-symtab-XXXXXX";
+	close(mkstemp(path));
+	FILE *f = fopen(path, "wb");
+	cr_assert(f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
+	cr_assert(w);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	const char *kv[] = { "agent", "test" };
+	cr_assert_eq(emp_dump_write_meta(w, kv, 1), 0);
+	for (uint32_t i = 0; i < N; i++)
+		cr_assert_eq(emp_dump_add_method(w, i, EMP_FRAME_JAVA, 0, klass[i], "run", "()V"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
+	emp_dump_writer_free(w);
+	fclose(f);
+	struct emp_symtab *st = emp_symtab_new();
+	char err[256];
+	struct emp_dump_reader *r;
+	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	emp_dump_reader_drain(r);
+	struct emp_symtab_map *m = emp_symtab_map_new(st, r);
+	for (uint32_t i = 0; i < N; i++)
+		cr_expect_str_eq(emp_symtab_name(st, emp_symtab_map_get(m, i), 0), want[i], "%s", klass[i]);
+	cr_expect_eq(emp_symtab_map_get(m, 0), emp_symtab_map_get(m, 1), "one symbol for the lambda of two runs");
+	cr_expect_eq(emp_symtab_map_get(m, 0), emp_symtab_map_get(m, 2));
+	cr_expect_eq(emp_symtab_count(st), 6);
+	emp_symtab_map_free(m);
+	emp_dump_reader_close(r);
+	emp_symtab_free(st);
+	unlink(path);
+}
