@@ -112,7 +112,10 @@ static void add_text_tables(struct emp_report *rep, const struct emp_compare *c,
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct emp_compare_row *r = &c->rows[i];
 		char ci[64];
-		snprintf(ci, sizeof(ci), "%.3f-%.3f", r->ratio.lo, r->ratio.hi);
+		if (isfinite(r->ratio.lo) && isfinite(r->ratio.hi))
+			snprintf(ci, sizeof(ci), "%.3f-%.3f", r->ratio.lo, r->ratio.hi);
+		else /* no interval: the base mean is 0 in every resample (a path only the new version takes) */
+			snprintf(ci, sizeof(ci), "-");
 		emp_table_row(t);
 		emp_table_str(t, emp_compare_verdict_name(r->verdict));
 		emp_table_str(t, r->cause ? "*" : "");
