@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <libiberty/demangle.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +19,7 @@ struct func {
 	uint64_t start;
 	uint32_t size;
 	uint32_t name; /* offset in strtab */
+	uint32_t rank; /* among aliases of one start, the higher names it (alias_rank) */
 };
 
 struct emp_elfsym {
@@ -45,14 +47,27 @@ static void *read_at(int fd, uint64_t off, uint64_t len, uint64_t file_size)
 	return p;
 }
 
+/* By start, and among aliases of one start the one that names them last. */
 static int by_start(const void *a, const void *b)
 {
 	const struct func *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Sized functions of a symbol table section @symtab whose names are in @strtab_len bytes. */
-static size_t collect(struct func *out, const Elf64_Sym *syms, size_t nsyms, size_t strtab_len)
+/* How well @name (binding @bind) names its function among its aliases: global before weak before local (glibc's
+ * __GI___clone3 is a local alias of clone3), then fewer leading underscores. */
+static uint32_t alias_rank(unsigned bind, const char *name)
+{
+	uint32_t r = bind == STB_GLOBAL ? 2u : bind == STB_WEAK ? 1u : 0u, u = 0;
+	while (name[u] == '_' && u < 15)
+		u++;
+	return r << 4 | (15u - u);
+}
+
+/* Sized functions of a symbol table section @symtab whose names are in @strtab (@strtab_len bytes). */
+static size_t collect(struct func *out, const Elf64_Sym *syms, size_t nsyms, const char *strtab, size_t strtab_len)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < nsyms; i++) {
@@ -61,12 +76,54 @@ static size_t collect(struct func *out, const Elf64_Sym *syms, size_t nsyms, siz
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF || !s->st_value ||
 		    !s->st_size || s->st_size > UINT32_MAX || s->st_name >= strtab_len)
 			continue;
-		out[n++] = (struct func){ s->st_value, (uint32_t)s->st_size, s->st_name };
+		out[n++] = (struct func){ s->st_value, (uint32_t)s->st_size, s->st_name,
+					  alias_rank(ELF64_ST_BIND(s->st_info), strtab + s->st_name) };
 	}
 	return n;
 }
 
+/* The path of the separate debug file of the object whose section headers are @sh (@n of them): @debug_dir
+ * /.build-id/xx/yyyy.debug after its GNU build-id note (how Debian's -dbg packages and debuginfod lay them out).
+ * Return: 0 with @out set, -1 when the object has no build-id. */
+static int debug_file(int fd, const Elf64_Shdr *sh, unsigned n, uint64_t size, const char *debug_dir, char *out,
+		      size_t len)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (sh[i].sh_type != SHT_NOTE || sh[i].sh_size > 4096)
+			continue;
+		uint8_t *note = read_at(fd, sh[i].sh_offset, sh[i].sh_size, size);
+		if (!note)
+			continue;
+		for (uint64_t at = 0; at + sizeof(Elf64_Nhdr) <= sh[i].sh_size;) {
+			Elf64_Nhdr nh;
+			memcpy(&nh, note + at, sizeof(nh));
+			uint64_t name = at + sizeof(nh), desc = name + ((nh.n_namesz + 3ull) & ~3ull);
+			uint64_t next = desc + ((nh.n_descsz + 3ull) & ~3ull);
+			if (next > sh[i].sh_size)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(note + name, "GNU", 4) &&
+			    nh.n_descsz >= 2 && nh.n_descsz <= 64) {
+				int w = snprintf(out, len, "%s/.build-id/%02x/", debug_dir, note[desc]);
+				for (uint32_t k = 1; k < nh.n_descsz && w > 0 && (size_t)w < len; k++)
+					w += snprintf(out + w, len - (size_t)w, "%02x", note[desc + k]);
+				if (w > 0 && (size_t)w < len)
+					w += snprintf(out + w, len - (size_t)w, ".debug");
+				free(note);
+				return w > 0 && (size_t)w < len ? 0 : -1;
+			}
+			at = next;
+		}
+		free(note);
+	}
+	return -1;
+}
+
 struct emp_elfsym *emp_elfsym_load(const char *path)
+{
+	return emp_elfsym_load_in(path, "/usr/lib/debug");
+}
+
+struct emp_elfsym *emp_elfsym_load_in(const char *path, const char *debug_dir)
 {
 	struct emp_elfsym *t = NULL;
 	Elf64_Shdr *sh = NULL;
@@ -87,7 +144,14 @@ struct emp_elfsym *emp_elfsym_load(const char *path)
 	for (unsigned i = 0; i < eh.e_shnum; i++)
 		if (sh[i].sh_type == SHT_SYMTAB)
 			symsec = &sh[i];
-	if (!symsec || symsec->sh_entsize != sizeof(Elf64_Sym) || symsec->sh_link >= eh.e_shnum ||
+	if (!symsec) {
+		/* stripped (Debian's libc.so.6): the .symtab of its separate debug file, when one is installed */
+		char dbg[4096];
+		if (debug_dir && !debug_file(fd, sh, eh.e_shnum, size, debug_dir, dbg, sizeof(dbg)))
+			t = emp_elfsym_load_in(dbg, NULL);
+		goto out;
+	}
+	if (symsec->sh_entsize != sizeof(Elf64_Sym) || symsec->sh_link >= eh.e_shnum ||
 	    sh[symsec->sh_link].sh_type != SHT_STRTAB)
 		goto out;
 	const Elf64_Shdr *strsec = &sh[symsec->sh_link];
@@ -99,7 +163,7 @@ struct emp_elfsym *emp_elfsym_load(const char *path)
 	t->strtab_len = strsec->sh_size;
 	if (!t->strtab_len || t->strtab[t->strtab_len - 1])
 		goto fail; /* names must end inside the table */
-	t->n = collect(t->funcs, syms, nsyms, t->strtab_len);
+	t->n = collect(t->funcs, syms, nsyms, t->strtab, t->strtab_len);
 	if (!t->n)
 		goto fail;
 	qsort(t->funcs, t->n, sizeof(*t->funcs), by_start);
@@ -125,7 +189,7 @@ void emp_elfsym_free(struct emp_elfsym *t)
 
 const char *emp_elfsym_find(const struct emp_elfsym *t, uint64_t vaddr, uint64_t *start)
 {
-	/* The last function starting at or below vaddr; aliases share a start, any of them names it. */
+	/* The last function starting at or below vaddr; of aliases (one start), the best-ranked is the last. */
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -201,8 +265,9 @@ char *emp_elfsym_demangle(const char *name)
 		return n < strlen(name) && n > 0 ? strndup(name, n) : NULL;
 	}
 	/* libiberty's demangler, linked into libemp.so: the process's own __cxa_demangle exists only where libjvm
-	 * links libstdc++ (Debian's does, Temurin's does not).  Same output as __cxa_demangle. */
-	char *d = cplus_demangle_v3(name, DMGL_PARAMS | DMGL_ANSI);
+	 * links libstdc++ (Debian's does, Temurin's does not).  __cxa_demangle's output, less the return type it
+	 * prints before a function template's name ("long* thaw<...>"). */
+	char *d = cplus_demangle_v3(name, DMGL_PARAMS | DMGL_ANSI | DMGL_RET_DROP);
 	if (d)
 		drop_parameters(d);
 	return d;

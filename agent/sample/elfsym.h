@@ -5,7 +5,8 @@
  * address lies in a different, non-exported function: in libjvm.so, which exports about 250 of its 60,000-odd
  * functions, it named most VM frames after an unrelated JVM_* entry point.  The .symtab section is not mapped
  * into memory, but JDK builds keep it in the file (Debian's and Temurin's libjvm.so both do), so the writer
- * thread reads it from the file once per object.  C++ names are demangled with libiberty's demangler
+ * thread reads it from the file once per object (or, for a stripped object such as Debian's libc, from its separate
+ * debug file when one is installed).  C++ names are demangled with libiberty's demangler
  * (linked in statically: Temurin's libjvm does not bring libstdc++, so the process may have no __cxa_demangle).
  *
  * Not signal-safe (file I/O, allocation): writer thread and tests only.  Not thread-safe. */
@@ -21,6 +22,11 @@ struct emp_elfsym;
  * Return: the table, or NULL when the file cannot be read, is not a 64-bit little-endian ELF file or has no
  * .symtab with a function in it. */
 struct emp_elfsym *emp_elfsym_load(const char *path);
+/* emp_elfsym_load_in - emp_elfsym_load(), and for a file without .symtab (stripped) the .symtab of its separate
+ * debug file @debug_dir/.build-id/xx/yyyy.debug named by its GNU build-id (emp_elfsym_load: /usr/lib/debug, where
+ * Debian's -dbg packages put them: libc6-dbg names libc's internal functions, start_thread, clone3); the debug
+ * file's addresses are the object's.  @debug_dir NULL: no debug file. */
+struct emp_elfsym *emp_elfsym_load_in(const char *path, const char *debug_dir);
 void emp_elfsym_free(struct emp_elfsym *t);
 
 /* emp_elfsym_find - the function containing the link-time address @vaddr (a runtime address minus the object's

@@ -3,8 +3,10 @@
 #include <criterion/criterion.h>
 #include <link.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elfsym.h"
 
@@ -51,6 +53,8 @@ Test(elfsym, demangles_without_parameters)
 		{ "_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo" },
 		{ "_ZN1KIFviEE1fEv", "K<void (int)>::f" },
 		{ "_ZNK3Foo3getEv", "Foo::get" },
+		/* a function template: no return type in front (long* thaw<...>) */
+		{ "_Z4thawI6ConfigIL8oop_kind0E12G1BarrierSetEEPlP10JavaThreadi", "thaw<Config<(oop_kind)0, G1BarrierSet> >" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *d = emp_elfsym_demangle(cases[i][0]);
@@ -73,4 +77,45 @@ Test(elfsym, demangles_without_parameters)
 	cr_assert_null(emp_elfsym_demangle("v8.0"), "a version number is not a clone suffix");
 	cr_assert_null(emp_elfsym_demangle(".cold"), "nothing left: keep the name");
 	cr_assert_null(emp_elfsym_demangle("_Znot a name"), "an invalid name is left alone");
+}
+
+/* A stripped object (Debian's libc.so.6) is named from its separate debug file, found by its build-id under the
+ * debug directory; without that file it has no names.  The stripped copy of this binary keeps its build-id note,
+ * and the binary itself stands in as the debug file (what matters is its .symtab at the same addresses). */
+Test(elfsym, a_stripped_object_is_named_from_its_debug_file)
+{
+	char dir[] = "/tmp/emp-elfsym-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char self[512], stripped[256], cmd[2048];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1); /* in a shell's command it is the command's */
+	cr_assert_gt(n, 0);
+	self[n] = 0;
+	snprintf(stripped, sizeof(stripped), "%s/stripped", dir);
+	snprintf(cmd, sizeof(cmd), "strip -o %s '%s'", stripped, self);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_null(emp_elfsym_load_in(stripped, NULL), "stripped: no .symtab, no debug file asked for");
+	cr_assert_null(emp_elfsym_load_in(stripped, dir), "no debug file installed");
+	/* the build-id, as readelf prints it */
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | awk '/Build ID/ { print $3 }' > %s/id", self, dir);
+	cr_assert_eq(system(cmd), 0);
+	char id[256] = "", path[512];
+	snprintf(path, sizeof(path), "%s/id", dir);
+	FILE *f = fopen(path, "r");
+	cr_assert(f && fscanf(f, "%200s", id) == 1, "no build-id in this binary");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/.build-id/%.2s && cp '%s' %s/.build-id/%.2s/%s.debug", dir, id, self, dir,
+		 id, id + 2);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	struct emp_elfsym *t = emp_elfsym_load_in(stripped, dir);
+	cr_assert_not_null(t, "the debug file %s/.build-id/%.2s/%s.debug", dir, id, id + 2);
+	Dl_info info;
+	struct link_map *lm = NULL;
+	uintptr_t fn = (uintptr_t)elfsym_probe_target;
+	cr_assert(dladdr1((void *)fn, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm);
+	uint64_t start = 0, vaddr = fn - lm->l_addr;
+	cr_assert_str_eq(emp_elfsym_find(t, vaddr, &start), "elfsym_probe_target");
+	cr_assert_eq(start, vaddr);
+	emp_elfsym_free(t);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
 }
