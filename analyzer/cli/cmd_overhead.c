@@ -4,7 +4,8 @@
  *
  * Input: every *.csv in each DIR, sorted by name, one JVM run each, as java-sut --timings writes them (read by
  * timings.h): the header "iteration,duration_ns" and one row "N,NS" per measured iteration.  Other files (.emp
- * dumps among them) are ignored; the variant is named after its DIR's last component.
+ * dumps among them) are ignored; the variant is named after its DIR's last component (or last two, three... when
+ * that names two alike).
  *
  * Per run the first --warmup rows are dropped and the rest averaged: one value per VM.  Overheads compare VM
  * means (the VM is the independent unit; iterations within a VM are not): absolute = mean(measured) - mean(pure)
@@ -87,18 +88,45 @@ static void read_variant(struct variant *var, unsigned long warmup, enum emp_tim
 	}
 	emp_timings_list_free(paths, (size_t)n);
 	free(runs);
-	/* the name: the last non-empty path component */
-	const char *d = var->dir, *end = d + strlen(d);
-	while (end > d + 1 && end[-1] == '/')
+}
+
+/* The last @k non-empty components of @dir (all of it when it has fewer), malloc'ed. */
+static char *last_components(const char *dir, unsigned k)
+{
+	const char *end = dir + strlen(dir);
+	while (end > dir + 1 && end[-1] == '/')
 		end--;
 	const char *start = end;
-	while (start > d && start[-1] != '/')
-		start--;
+	for (unsigned c = 0; c < k && start > dir; c++) {
+		if (c)
+			while (start > dir && start[-1] == '/')
+				start--;
+		while (start > dir && start[-1] != '/')
+			start--;
+	}
 	size_t nl = (size_t)(end - start);
 	char *name = emp_xmalloc(nl + 1);
 	memcpy(name, start, nl);
 	name[nl] = 0;
-	var->name = name;
+	return name;
+}
+
+/* Name every variant after the last component of its DIR, or the last two, three... when that leaves two alike
+ * (an emp-run experiment's pure/base and s1/base). */
+static void name_variants(struct variant *var, size_t n)
+{
+	for (unsigned k = 1;; k++) {
+		int alike = 0;
+		for (size_t i = 0; i < n; i++) {
+			free((char *)var[i].name);
+			var[i].name = last_components(var[i].dir, k);
+		}
+		for (size_t i = 0; i < n && !alike; i++)
+			for (size_t j = i + 1; j < n && !alike; j++)
+				alike = !strcmp(var[i].name, var[j].name);
+		if (!alike || k == 8)
+			return;
+	}
 }
 
 static double parse_pos(struct emp_cli *cli, const char *opt, const char *arg, int allow_zero)
@@ -242,6 +270,7 @@ int emp_cmd_overhead(int argc, char **argv)
 	parse_args(&cli, argc, argv, &a);
 	for (size_t i = 0; i < a.nvar; i++)
 		read_variant(&a.var[i], a.warmup, a.run_time);
+	name_variants(a.var, a.nvar);
 
 	static const char *const cols[] = { "variant", "vms", "iterations", "mean_ns", "median_ns",
 					    "overhead_ns", "overhead_ns_lo", "overhead_ns_hi", "ratio", "ratio_lo",

@@ -72,6 +72,12 @@ import json, sys
 rows = json.load(sys.stdin)["tables"]["overhead"]
 assert [r["variant"] for r in rows] == ["pure", "trace"], rows
 assert "per_call_ns" not in rows[0] and rows[0]["ratio"] is None, rows[0]' || fail "json output"
+# variants whose directories end alike are named by as many components as tell them apart (emp-run's
+# pure/base and s1/base)
+mkdir -p "$TMP/x/a" "$TMP/y/a" "$TMP/y/b"
+cp "$TMP"/pure/*.csv "$TMP/x/a/"; cp "$TMP"/trace/*.csv "$TMP/y/a/"; cp "$TMP"/sample/*.csv "$TMP/y/b/"
+expect_eq "names told apart" "x/a y/a y/b" "$("$ANALYZE" overhead --pure "$TMP/x/a" --measured "$TMP/y/a/" \
+    "$TMP/y/b" --format=csv | awk -F, 'NR > 1 { printf "%s%s", sep, $1; sep = " " }')"
 text=$("$ANALYZE" overhead --pure "$TMP/pure" --measured "$TMP/trace" --warmup 20)
 expect_match "text note" "warm-up 20 iterations dropped" "$text"
 expect_eq "text rows" 1 "$(grep -c '^trace ' <<<"$text")"
