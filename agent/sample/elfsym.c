@@ -167,6 +167,11 @@ struct emp_elfsym *emp_elfsym_load_in(const char *path, const char *debug_dir)
 	if (!t->n)
 		goto fail;
 	qsort(t->funcs, t->n, sizeof(*t->funcs), by_start);
+	size_t kept = 0; /* one function per start: the alias that names it (the last, by_start) */
+	for (size_t i = 0; i < t->n; i++)
+		if (i + 1 == t->n || t->funcs[i + 1].start != t->funcs[i].start)
+			t->funcs[kept++] = t->funcs[i];
+	t->n = kept;
 	goto out;
 fail:
 	emp_elfsym_free(t);
@@ -189,7 +194,7 @@ void emp_elfsym_free(struct emp_elfsym *t)
 
 const char *emp_elfsym_find(const struct emp_elfsym *t, uint64_t vaddr, uint64_t *start)
 {
-	/* The last function starting at or below vaddr; of aliases (one start), the best-ranked is the last. */
+	/* The last function starting at or below vaddr (one per start: aliases were merged at the load). */
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -18,7 +18,7 @@
 struct emp_elfsym;
 
 /* emp_elfsym_load - the sized function symbols of @path's .symtab (dynamic symbols are dladdr's business).
- * Memory: the file's string table and 16 bytes per function (libjvm.so: 2.6 MiB + 48,000 x 16 bytes).
+ * Memory: the file's string table and 24 bytes per function address (libjvm.so: 2.6 MiB + 48,000 x 24 bytes).
  * Return: the table, or NULL when the file cannot be read, is not a 64-bit little-endian ELF file or has no
  * .symtab with a function in it. */
 struct emp_elfsym *emp_elfsym_load(const char *path);
