@@ -45,8 +45,9 @@
  * CPU time.  sample_thread_time_ns (the analyzer's achieved rate) includes the JVM threads' CPU time from arming
  * to disarming, read from their CPU clocks; sample_vm_thread_time_ns and sample_vm_threads_armed count only those
  * still JVM threads when they are disarmed (after an attach, the program's threads that ran before it are armed
- * here too, and become Java threads at their first sample: emp_sampler_sample_existing()).  The clock of a thread that has ended can no longer be read: the
- * scanner reads every armed thread's clock at each scan, and a thread found gone counts up to that last reading.
+ * here too, and become Java threads at their first sample: emp_sampler_sample_existing()).  The clock of a thread
+ * that has ended can no longer be read: the scanner reads every armed thread's clock at each scan, and a thread
+ * found gone counts up to that last reading.
  *
  * VMDeath (emp_vmthreads_stop): the scanner is stopped and joined, then every JVM thread is disarmed, before the
  * writer's final drain (agent.c stops the writer after the mode's vm_death).  The JVM's own signal handling is not

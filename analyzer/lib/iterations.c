@@ -409,6 +409,13 @@ static int without_iteration(struct emp_dump_reader *r)
 	return 1;
 }
 
+/* The iteration @gid for a message: its method, or what a whole run's pseudo frame stands for. */
+static const char *iteration_name(const struct emp_iter_set *s, uint32_t gid)
+{
+	return emp_symtab_get(s->st, gid)->kind == EMP_FRAME_PSEUDO ? "the whole run (recorded without iteration=)"
+								     : emp_symtab_name(s->st, gid, 0);
+}
+
 int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *path)
 {
 	if (check_kind(s, path, 0, "a dump"))
@@ -473,15 +480,9 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, 
 		goto out;
 	}
 	if (s->iter_gid != EMP_CCT_NO_SYMBOL && s->iter_gid != l.iter_gid) {
-		const char *mine = emp_symtab_name(s->st, l.iter_gid, 0), *theirs = emp_symtab_name(s->st, s->iter_gid, 0);
-		if (emp_symtab_get(s->st, l.iter_gid)->kind == EMP_FRAME_PSEUDO ||
-		    emp_symtab_get(s->st, s->iter_gid)->kind == EMP_FRAME_PSEUDO) /* one of them a whole run */
-			emp_errorf("%s: %s%s, but %s %s%s: record the dumps of a comparison with the same iteration= (or "
-				   "none)", path, l.whole ? "recorded without iteration=" : "iterations of ",
-				   l.whole ? "" : mine, s->first_path,
-				   l.whole ? "has iterations of " : "was recorded without iteration=", l.whole ? theirs : "");
-		else
-			emp_errorf("%s: iterations of %s, but %s has iterations of %s", path, mine, s->first_path, theirs);
+		emp_errorf("%s: iterations of %s, but %s has iterations of %s: record the dumps of a comparison with the "
+			   "same iteration= (or none)", path, iteration_name(s, l.iter_gid), s->first_path,
+			   iteration_name(s, s->iter_gid));
 		goto out;
 	}
 	s->iter_gid = l.iter_gid;

@@ -82,7 +82,7 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     all_ns=$(info_value s.emp counters sample_thread_time_ns)
     vm_ns=$(info_value s.emp counters sample_vm_thread_time_ns)
     [ $((vm_ns * 2)) -lt "$all_ns" ] ||
-        fail "$v: the JVM's threads hold $vm_ns of $all_ns ns of sampled CPU time: the busy Java thread is counted as theirs"
+        fail "$v: JVM threads hold $vm_ns of $all_ns ns of sampled CPU time: the busy Java thread counted as theirs"
     [ "$(info_value s.emp counters sample_threads_armed)" -ge 1 ] ||
         fail "$v: no Java thread counted as armed after the attach"
     # 2 s at 1 ms of a thread that burns CPU: up to 2000 samples (CPU time: fewer on a loaded machine), nearly all

@@ -169,7 +169,8 @@ check "pure: exactness, one row for the iteration" awk -F, -v it="$IT" -v n="$IT
 
 # Error paths: one line on stderr, exit 1 (input) or 2 (command line).
 mkdir -p "$T/empty" "$T/plain"
-"$JAVA" -agentpath:"$LIB=mode=sample,interval=1ms,out=$T/plain/vm1.emp" -cp "$JAR" emp.sut.CallTree --warmup 1 --iterations 1 >/dev/null
+"$JAVA" -agentpath:"$LIB=mode=sample,interval=1ms,out=$T/plain/vm1.emp" -cp "$JAR" emp.sut.CallTree --warmup 1 \
+	--iterations 1 >/dev/null
 err() { # err EXPECTED-STATUS PATTERN ARGS...
 	"$EA" compare "${@:3}" >/dev/null 2>"$T/err.txt"
 	local rc=$?
@@ -184,7 +185,8 @@ check "error: dumps against timing files" err 1 "$T/pure/new: timing files (\*.c
 check "error: timing files against dumps" err 1 "$T/trace/new: dumps (\*.emp), but $T/pure/base/vm1.csv is a timing file" \
 	--base "$T/pure/base" --new "$T/trace/new"
 check "error: a whole run against iterations" err 1 \
-	"$T/sample/new/vm1.emp: iterations of emp.sut.CallTree.runIteration, but $T/plain/vm1.emp was recorded without iteration=" \
+	"$T/sample/new/vm1.emp: iterations of emp.sut.CallTree.runIteration, but $T/plain/vm1.emp has iterations of \
+the whole run (recorded without iteration=)" \
 	--base "$T/plain" --new "$T/sample/new"
 # a dump recorded without iteration= is one iteration, the whole run: compared under a node `run` holding all
 # of its samples (the same dump on both sides: unchanged, ratio 1)
