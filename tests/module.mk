@@ -27,14 +27,20 @@ unit: $(BUILD)/unit-tests
 integration: $(TEST_DEPS)
 	$(Q)BUILD=$(BUILD) JAVA=$(JAVA) JDK25=$(JDK25) bash tests/run.sh --integration-only
 
-# Sanitizer builds of the analyzer and the unit tests, in their own build directory.
+# Sanitizer builds of the analyzer and the unit tests, in their own build directory.  A report fails the target:
+# undefined behaviour stops the test (halt_on_error: criterion counts a crash), and a leak, which LeakSanitizer
+# reports only as a test's process exits (after criterion counted it passed), goes to a log file that is checked.
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
 		build-asan/unit-tests build-asan/emp-analyze
-	$(Q)ASAN_OPTIONS=detect_leaks=1 build-asan/unit-tests
+	$(Q)rm -f build-asan/sanitizer.*
+	$(Q)ASAN_OPTIONS=detect_leaks=1:log_path=$(CURDIR)/build-asan/sanitizer \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build-asan/unit-tests
+	$(Q)if ls build-asan/sanitizer.* >/dev/null 2>&1; then cat build-asan/sanitizer.*; \
+		echo "asan: the sanitizer reports above" >&2; exit 1; fi
 ubsan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-ubsan SAN=undefined OPT=-O1 build-ubsan/unit-tests
-	$(Q)build-ubsan/unit-tests
+	$(Q)UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build-ubsan/unit-tests
 
 # libFuzzer, FUZZ_SECONDS long each (default 60), seeded from dumps the unit tests write: the dump reader, then the
 # analyzer's trace reading (trace.h against trace_fold.h).  Undefined behaviour stops a run like a crash does.

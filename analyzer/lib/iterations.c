@@ -555,9 +555,9 @@ static int load_runs(struct emp_iter_set *s, unsigned group, const char *dir)
 {
 	char **labels;
 	double *ns;
-	int n = emp_timings_runs(dir, s->o.run_time, &labels, &ns);
-	if (n <= 0)
-		return n;
+	int runs = emp_timings_runs(dir, s->o.run_time, &labels, &ns), n = runs;
+	if (runs <= 0)
+		return runs;
 	if (check_kind(s, dir, 1, "emp-run runs")) {
 		n = -1;
 	} else if (s->mode == EMP_ITER_MODE_PURE && !s->runs_set) {
@@ -568,7 +568,7 @@ static int load_runs(struct emp_iter_set *s, unsigned group, const char *dir)
 		s->runs_set = 1;
 	for (int i = 0; i < n; i++)
 		load_values(s, group, labels[i], &ns[i], 1);
-	emp_timings_list_free(labels, n > 0 ? (size_t)n : 0);
+	emp_timings_list_free(labels, (size_t)runs); /* all of them, refused or not */
 	free(ns);
 	return n;
 }

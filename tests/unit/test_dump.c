@@ -493,8 +493,8 @@ Test(dump, stored_blocks_round_trip)
 	cr_assert_eq(emp_dump_reader_good_offset(r), s.m.n);
 	emp_dump_reader_close(r);
 	unlink(path);
-	free(s.m.p);
-	free(z.m.p);
+	free_small(&s);
+	free_small(&z);
 }
 
 Test(dump, drain_reads_symbols_and_counters)
