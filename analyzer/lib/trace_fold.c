@@ -641,6 +641,12 @@ int emp_trace_fold_finish(struct emp_trace_fold *f, struct emp_trace_stats *st, 
 	 * figures all the same. */
 	if (f->failed || __atomic_load_n(&f->folded, __ATOMIC_RELAXED) != f->merged)
 		return -1;
+	/* The calls still open are converted at the rate trace.h would use then, the last META chunk's: one after the
+	 * last events (only a damaged or forged dump has it) hands the dump back, as a merge does. */
+	if (f->cct && emp_dump_clock_hz(f->r) != f->hz)
+		for (uint32_t i = 0; i < f->nthreads; i++)
+			if (f->threads[i].depth)
+				return -1;
 	if (f->cct)
 		close_open(f);
 	for (uint32_t i = 0; i < f->nthreads; i++) {

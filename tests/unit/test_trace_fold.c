@@ -32,6 +32,7 @@ struct shape {
 	int sample;              /* one SAMPLE event: the fold hands the dump back */
 	double hz;               /* clock rate in META */
 	uint32_t limit;          /* the trees' node limit (emp_cct_limit), 0: none */
+	int late_rate;           /* a META chunk with another clock rate after the last events */
 };
 
 static uint64_t rnd(unsigned *s)
@@ -105,6 +106,10 @@ static void write_dump(const char *path, const struct shape *sh)
 	}
 	emp_dump_add_thread(w, 2, 102, EMP_THREAD_ENDED, "t");
 	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	if (sh->late_rate) {
+		const char *late[] = { "clock_hz", "3000000000.000" };
+		cr_assert_eq(emp_dump_write_meta(w, late, 1), 0);
+	}
 	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
 	emp_dump_writer_free(w);
 	cr_assert_eq(fclose(f), 0);
@@ -235,6 +240,30 @@ Test(trace_fold, a_sample_event_or_another_clock_rate_hands_the_dump_back)
 	write_dump(path, &sh);
 	cr_assert_eq(emp_fold_folded(path, 1, 2e9, EMP_FOLD_BOTH, &got), -1); /* not the rate the events are read at */
 	emp_fold_figures_free(&got);
+	unlink(path);
+}
+
+/* A clock rate a META chunk changes after the last events (a damaged or forged dump): trace.h converts the calls
+ * still open at the end at that rate, so the fold, which read every event at the first, hands the dump back
+ * rather than close them at another (found by fuzz_trace_fold). */
+Test(trace_fold, a_clock_rate_after_the_last_events_hands_the_open_calls_back)
+{
+	char path[] = "/tmp/emp-trace-fold-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	struct shape sh = { .seed = 7, .hz = 1e9, .late_rate = 1 };
+	write_dump(path, &sh);
+	struct emp_fold_figures want;
+	cr_assert_eq(emp_fold_serial(path, &want), 0);
+	cr_assert_gt(want.st.unclosed, 0);
+	for (unsigned jobs = 1; jobs <= 3; jobs += 2) {
+		cr_assert_eq(folded_equal(path, jobs, sh.hz, EMP_FOLD_BOTH, &want), -1, "%u jobs", jobs);
+		cr_assert_eq(folded_equal(path, jobs, sh.hz, EMP_FOLD_TREE, &want), -1, "%u jobs", jobs);
+		/* `calls` closes no open call: its figures are the fold's */
+		cr_assert_eq(folded_equal(path, jobs, sh.hz, EMP_FOLD_METHODS, &want), 0, "%u jobs", jobs);
+	}
+	emp_fold_figures_free(&want);
 	unlink(path);
 }
 
