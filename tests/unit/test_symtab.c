@@ -64,8 +64,8 @@ Test(symtab, many_symbols_survive_rehash)
 	emp_symtab_free(st);
 }
 
-/* A dump whose method ids are @ids for the names @names (in that order). */
-static void write_dump(const char *path, const uint32_t *ids, const char *const *names, int n)
+/* A dump of @n methods: ids @ids (NULL: 0, 1, ...), classes @klass (NULL: pkg.C), names @names (NULL: run). */
+static void write_dump(const char *path, int n, const uint32_t *ids, const char *const *klass, const char *const *names)
 {
 	FILE *f = fopen(path, "wb");
 	cr_assert(f);
@@ -75,7 +75,9 @@ static void write_dump(const char *path, const uint32_t *ids, const char *const 
 	const char *kv[] = { "agent", "test" };
 	cr_assert_eq(emp_dump_write_meta(w, kv, 1), 0);
 	for (int i = 0; i < n; i++)
-		cr_assert_eq(emp_dump_add_method(w, ids[i], EMP_FRAME_JAVA, 0, "pkg.C", names[i], "()V"), 0);
+		cr_assert_eq(emp_dump_add_method(w, ids ? ids[i] : (uint32_t)i, EMP_FRAME_JAVA, 0, klass ? klass[i] : "pkg.C",
+						 names ? names[i] : "run", "()V"),
+			     0);
 	cr_assert_eq(emp_dump_flush_symbols(w), 0);
 	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
 	emp_dump_writer_free(w);
@@ -89,8 +91,8 @@ Test(symtab, maps_local_ids_of_two_dumps_by_name)
 	close(mkstemp(p2));
 	static const char *const n1[] = { "a", "b" }, *const n2[] = { "b", "c", "a" };
 	static const uint32_t i1[] = { 0, 1 }, i2[] = { 0, 1, 2 };
-	write_dump(p1, i1, n1, 2);
-	write_dump(p2, i2, n2, 3);
+	write_dump(p1, 2, i1, NULL, n1);
+	write_dump(p2, 3, i2, NULL, n2);
 	struct emp_symtab *st = emp_symtab_new();
 	char err[256];
 	struct emp_dump_reader *r1, *r2;
@@ -138,19 +140,7 @@ Test(symtab, hidden_class_names_meet_across_runs)
 	enum { N = sizeof(klass) / sizeof(klass[0]) };
 	char path[] = "/tmp/emp-symtab-XXXXXX";
 	close(mkstemp(path));
-	FILE *f = fopen(path, "wb");
-	cr_assert(f);
-	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
-	cr_assert(w);
-	cr_assert_eq(emp_dump_write_header(w), 0);
-	const char *kv[] = { "agent", "test" };
-	cr_assert_eq(emp_dump_write_meta(w, kv, 1), 0);
-	for (uint32_t i = 0; i < N; i++)
-		cr_assert_eq(emp_dump_add_method(w, i, EMP_FRAME_JAVA, 0, klass[i], "run", "()V"), 0);
-	cr_assert_eq(emp_dump_flush_symbols(w), 0);
-	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
-	emp_dump_writer_free(w);
-	fclose(f);
+	write_dump(path, N, NULL, klass, NULL);
 	struct emp_symtab *st = emp_symtab_new();
 	char err[256];
 	struct emp_dump_reader *r;

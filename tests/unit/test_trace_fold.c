@@ -115,6 +115,14 @@ static void write_dump(const char *path, const struct shape *sh)
 	cr_assert_eq(fclose(f), 0);
 }
 
+/* An empty file of @path's mkstemp template, its name in @path. */
+static void make_temp(char *path)
+{
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+}
+
 /* The fold of @path with @jobs workers at @hz, making @what, against @want (trace.h's figures).  Return: 0, or -1
  * when the fold handed the dump back. */
 static int folded_equal(const char *path, unsigned jobs, double hz, unsigned what, const struct emp_fold_figures *want)
@@ -135,9 +143,7 @@ static int folded_equal(const char *path, unsigned jobs, double hz, unsigned wha
 static int compare(const struct shape *sh)
 {
 	char path[] = "/tmp/emp-trace-fold-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	close(fd);
+	make_temp(path);
 	write_dump(path, sh);
 	struct emp_fold_figures want;
 	if (sh->limit) { /* the limit took effect, and took nothing away: every call, the same traced time */
@@ -228,9 +234,7 @@ Test(trace_fold, time_violations_are_the_same_or_handed_back)
 Test(trace_fold, a_sample_event_or_another_clock_rate_hands_the_dump_back)
 {
 	char path[] = "/tmp/emp-trace-fold-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	close(fd);
+	make_temp(path);
 	struct shape sh = { .seed = 5, .hz = 1e9, .sample = 1 };
 	write_dump(path, &sh);
 	struct emp_fold_figures got;
@@ -249,9 +253,7 @@ Test(trace_fold, a_sample_event_or_another_clock_rate_hands_the_dump_back)
 Test(trace_fold, a_clock_rate_after_the_last_events_hands_the_open_calls_back)
 {
 	char path[] = "/tmp/emp-trace-fold-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	close(fd);
+	make_temp(path);
 	struct shape sh = { .seed = 7, .hz = 1e9, .late_rate = 1 };
 	write_dump(path, &sh);
 	struct emp_fold_figures want;
@@ -271,9 +273,7 @@ Test(trace_fold, a_clock_rate_after_the_last_events_hands_the_open_calls_back)
 Test(trace_fold, a_corrupt_chunk_counts_nothing_folded_beyond_it)
 {
 	char path[] = "/tmp/emp-trace-fold-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	close(fd);
+	make_temp(path);
 	struct shape sh = { .seed = 3, .hz = 1e9 };
 	write_dump(path, &sh);
 	FILE *f = fopen(path, "r+b");
