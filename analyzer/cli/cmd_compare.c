@@ -73,6 +73,39 @@ static void num_or_empty(struct emp_table *t, double v, int decimals)
 		emp_table_str(t, isnan(v) ? "" : v > 0 ? "inf" : "-inf");
 }
 
+/* The smallest p-value a rank test gives @n0 against @n1 values: the two completely apart, each group's values
+ * distinct or all alike (ties take the asymptotic p, which can be the smaller).  1 for the t-test, whose p has no
+ * such floor. */
+static double smallest_p(enum emp_stats_test test, int n0, int n1)
+{
+	if (test == EMP_STATS_WELCH || n0 < 1 || n1 < 1)
+		return 0;
+	double *x = emp_xmalloc((size_t)(n0 + n1) * sizeof(*x)), best = 1;
+	for (int tied = 0; tied < 2; tied++) {
+		for (int i = 0; i < n0 + n1; i++)
+			x[i] = tied ? (i < n0 ? 1 : 2) : i;
+		struct emp_stats_result r;
+		if (!emp_stats_run(test, x, (size_t)n0, x + n0, (size_t)n1, &r) && r.p < best)
+			best = r.p;
+	}
+	free(x);
+	return best;
+}
+
+/* A note when the VMs are too few for any verdict: the test cannot reach @alpha, however far apart the versions. */
+static void too_few_vms_note(struct emp_report *rep, enum emp_stats_test test, const int nv[2], double alpha)
+{
+	double p = smallest_p(test, nv[0], nv[1]);
+	if (p < alpha)
+		return;
+	int k = 2;
+	while (k < 100 && smallest_p(test, k, k) >= alpha)
+		k++;
+	emp_report_note(rep, "with %d and %d VMs the %s test gives p >= %.3g even when every value of one version lies "
+			     "beyond the other's: no node can be found changed at alpha %g (%d VMs per version can)",
+			nv[0], nv[1], emp_stats_test_name(test), p, alpha, k);
+}
+
 /* The notes above the tables: mode and unit, the two sets, the test, the counts. */
 static void add_notes(struct emp_report *rep, const struct emp_iter_set *s, const struct emp_iter_cli *ic,
 		      const int nv[2], const struct emp_compare_opts *o, const struct emp_compare *c)
@@ -101,6 +134,7 @@ static void add_notes(struct emp_report *rep, const struct emp_iter_set *s, cons
 			emp_stats_test_name(o->test), o->alpha, o->resamples, (unsigned long long)o->seed);
 	emp_report_note(rep, "%zu nodes at or above %g %% of the iteration: %zu changed, %zu root causes", c->nrows,
 			o->min_pct, c->nchanged, c->ncause);
+	too_few_vms_note(rep, o->test, nv, o->alpha);
 }
 
 /* text: the verdict table and the Kalibera-Jones table of the changed nodes and the iteration. */

@@ -149,6 +149,7 @@ check "pure: compare exits 0" test $? -eq 0
 # java-sut writes the measured iterations only: all of them are measurement iterations without --warmup
 check "pure: $VMS VMs of $ITERS iterations per version" \
 	grep -q "^base: $T/pure/base, $VMS VMs, $ITERS-$ITERS measurement iterations each" "$T/pure.txt"
+check "pure: $VMS VMs a side are enough for a verdict (no note)" bash -c "! grep -q 'VMs the mwu test gives' '$T/pure.txt'"
 check "pure: one node, the iteration" awk -F, -v n="$VMS" -v it="$IT" \
 	'NR > 1 { rows++; ok = $1 == it && $10 == 1 && $13 == n && $14 == n } END { exit !(rows == 1 && ok) }' "$T/pure.csv"
 cv=$(awk -F, 'NR == 2 { printf "%.2f", sqrt($15) / $2 }' "$T/pure.csv")
@@ -199,6 +200,10 @@ whole() {
 		"$T/whole.csv" || { head -3 "$T/whole.csv"; cat "$T/whole.err"; return 1; }
 }
 check "whole runs: a node run with every sample" whole
+# one VM a side: no verdict can reach alpha, and the notes say so and how many VMs could
+check "too few VMs for any verdict: a note" grep -qF \
+	"with 1 and 1 VMs the mwu test gives p >= 1 even when every value of one version lies beyond the other's: no node can be found changed at alpha 0.01 (5 VMs per version can)" \
+	<("$EA" compare --base "$T/plain" --new "$T/plain" 2>&1)
 check "error: warm-up swallows every iteration" err 1 'none left after --warmup' --base "$T/trace/base" \
 	--new "$T/trace/new" --warmup 100000
 check "error: --new missing" err 2 'required' --base "$T/trace/base"
