@@ -64,8 +64,9 @@ javac)
 	INCLUDE='com.sun.tools.javac.*' WITHIN='com.sun.tools.javac..*'
 	# the classes of com.sun.tools.javac in the JDK's module image (jimage lists them per module)
 	jfr_classes() {
-		"$(dirname "$(readlink -f "$(command -v "$JAVA")")")/jimage" list \
-			"$(dirname "$(readlink -f "$(command -v "$JAVA")")")/../lib/modules" |
+		local bin
+		bin=$(dirname "$(readlink -f "$(command -v "$JAVA")")")
+		"$bin/jimage" list "$bin/../lib/modules" |
 			awk '/^Module: /{m=$2} m=="jdk.compiler" && $1 ~ /^com\/sun\/tools\/javac\/.*\.class$/ {print $1}' |
 			sed 's#\.class$##' | tr / . | paste -sd';'
 	}

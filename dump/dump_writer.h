@@ -22,7 +22,7 @@ struct emp_dump_writer;
 struct emp_dump_writer *emp_dump_writer_new(emp_dump_sink_fn sink, void *sink_ctx);
 void emp_dump_writer_free(struct emp_dump_writer *w);
 /* emp_dump_writer_set_compress - chunks written from now on are LZ4-compressed (@compress, the default) or LZ4
- * frames of stored blocks: the same format, read the same way, about twice the bytes for a third of the CPU
+ * frames of stored blocks: the same format, read the same way, about twice the bytes without LZ4's CPU time
  * (the agent's compress=none). */
 void emp_dump_writer_set_compress(struct emp_dump_writer *w, int compress);
 

@@ -39,8 +39,8 @@ struct opt {
 /* The rows, in help order; an option's index is its bit in emp_options_parse()'s @seen. */
 enum opt_id {
 	OPT_MODE, OPT_INTERVAL, OPT_CLOCK, OPT_ENGINE, OPT_THREADS, OPT_DEPTH, OPT_INCLUDE, OPT_EXCLUDE, OPT_ITERATION,
-	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_COMPRESS, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG, OPT_DURATION, OPT_BUDGET,
-	OPT_SAFEPOINTS, OPT_HELP,
+	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_COMPRESS, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG, OPT_DURATION,
+	OPT_BUDGET, OPT_SAFEPOINTS, OPT_HELP,
 	OPT_COUNT
 };
 
@@ -338,7 +338,7 @@ static const struct opt opts[OPT_COUNT] = {
 				 "bytes streamed to `emp-analyze receive`" },
 	[OPT_COMPRESS] = { "compress", CHOICE(compressions, compress), .def = "lz4",
 			   .text = "the dump's chunks LZ4-compressed, or stored (the same format, about twice the bytes "
-				   "and a third of the writer's CPU time: for a trace of many threads on few cores)" },
+				   "for less of the writer's CPU time: for a trace of many threads on few cores)" },
 	[OPT_FLUSH] = { "flush", TIME(flush_ns, 10 * MS, 60000 * MS), .def = "1s",
 			.text = "the writer writes complete chunks at least this often, so a killed JVM leaves a dump "
 				"readable up to then" },

@@ -177,10 +177,7 @@ void emp_cct_add_tree(struct emp_cct *dst, const struct emp_cct *src)
 		d->self_samples += n->self_samples;
 		d->calls += n->calls;
 		d->self_ns += n->self_ns;
-		if (!emp_cct_nested(d, dp)) { /* else already inside the more node's totals (emp_cct_nested) */
-			d->total_samples += n->total_samples;
-			d->total_ns += n->total_ns;
-		}
+		emp_cct_add_inclusive(d, dp, n->total_samples, n->total_ns);
 		to[id] = d->id;
 	}
 	free(to);
@@ -193,8 +190,7 @@ struct emp_cct_node *emp_cct_add_stack(struct emp_cct *c, const uint32_t *gids, 
 	for (uint32_t i = 0; i < depth; i++) {
 		struct emp_cct_node *p = n;
 		n = emp_cct_child(c, p, gids[i]);
-		if (!emp_cct_nested(n, p))
-			n->total_samples += count;
+		emp_cct_add_inclusive(n, p, count, 0);
 	}
 	n->self_samples += count;
 	return n;

@@ -62,6 +62,17 @@ static inline int emp_cct_nested(const struct emp_cct_node *n, const struct emp_
 {
 	return n == parent;
 }
+/* emp_cct_add_inclusive - add @samples and @ns to the inclusive figures of @n, the node emp_cct_child() gave under
+ * @parent (NULL: a root's), unless it is nested there (emp_cct_nested).  Every adder of inclusive figures goes
+ * through it: the tree's, the profile's and the fold's. */
+static inline void emp_cct_add_inclusive(struct emp_cct_node *n, const struct emp_cct_node *parent, uint64_t samples,
+					 uint64_t ns)
+{
+	if (!emp_cct_nested(n, parent)) {
+		n->total_samples += samples;
+		n->total_ns += ns;
+	}
+}
 
 /* emp_cct_find_child - the child of @parent for @gid, or NULL. */
 struct emp_cct_node *emp_cct_find_child(const struct emp_cct *c, const struct emp_cct_node *parent, uint32_t gid);

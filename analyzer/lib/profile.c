@@ -259,11 +259,17 @@ static void dump_done(struct emp_profile *p, struct emp_input *in, struct emp_du
 	emp_profile_describe(r, samples, &p->notes);
 }
 
+/* --max-contexts, or the default when not given. */
+static uint32_t max_contexts(const struct emp_profile_opts *po)
+{
+	return po->max_contexts_given ? po->max_contexts : EMP_PROFILE_MAX_CONTEXTS;
+}
+
 /* A tree for the profile or one of its dumps, limited as --max-contexts says. */
 static struct emp_cct *new_tree(const struct emp_profile *p, const struct emp_profile_opts *po)
 {
 	struct emp_cct *c = emp_cct_new();
-	uint32_t max = po->max_contexts_given ? po->max_contexts : EMP_PROFILE_MAX_CONTEXTS;
+	uint32_t max = max_contexts(po);
 	if (max)
 		emp_cct_limit(c, max, p->more_gid);
 	return c;
@@ -340,7 +346,7 @@ static void more_note(struct emp_profile *p, const struct emp_profile_opts *po)
 		      "more calling contexts than --max-contexts=%" PRIu32 ": %s%s%s of paths past it are in %" PRIu64
 		      " \"" EMP_PROFILE_MORE_CONTEXTS "\" frames under their deepest kept caller; --max-contexts=0 keeps "
 		      "every context, about 140 bytes each",
-		      po->max_contexts_given ? po->max_contexts : EMP_PROFILE_MAX_CONTEXTS, calls_s,
+		      max_contexts(po), calls_s,
 		      calls && samples ? " and " : "", samples_s, nodes);
 }
 

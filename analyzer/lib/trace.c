@@ -242,8 +242,7 @@ static void cct_call(void *arg, const struct emp_trace_call *c, const struct emp
 	uint64_t ns = emp_trace_clock_ns(&x->clock, dur);
 	n->calls++;
 	n->self_ns += emp_trace_clock_ns(&x->clock, self);
-	if (!parent || !emp_cct_nested(n, parent->user))
-		n->total_ns += ns;
+	emp_cct_add_inclusive(n, parent ? parent->user : NULL, 0, ns);
 	if (!parent)
 		emp_cct_root(x->cct)->total_ns += ns;
 }

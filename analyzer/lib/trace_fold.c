@@ -193,7 +193,7 @@ void emp_trace_fold_free(struct emp_trace_fold *f)
 }
 
 /* add_call() adds to a chunk node's calls, total_ns and self_ns as three consecutive counters (or the merge's
- * three figures, which it adds to the tree's node as emp_cct_nested() says). */
+ * three figures, which it adds to the tree's node as emp_cct_add_inclusive() says). */
 _Static_assert(offsetof(struct lnode, total_ns) == offsetof(struct lnode, calls) + 8 &&
 		       offsetof(struct lnode, self_ns) == offsetof(struct lnode, calls) + 16,
 	       "struct lnode: calls, total_ns, self_ns");
@@ -486,8 +486,8 @@ static void graft(struct emp_trace_fold *f, struct summary *s, const struct rthr
 		struct emp_cct_node *n = emp_cct_child(f->cct, parent, emp_symtab_map_get(f->map, l->method));
 		n->calls += l->calls;
 		n->self_ns += l->self_ns;
-		if (!emp_cct_nested(n, parent)) /* the chunk node's calls all have this parent: one answer for all */
-			n->total_ns += l->total_ns;
+		/* the chunk node's calls all have this parent: one answer for all */
+		emp_cct_add_inclusive(n, parent, 0, l->total_ns);
 		f->gnode[i] = n->id;
 	}
 	for (uint32_t i = 0; i < s->nopen; i++)
@@ -495,15 +495,14 @@ static void graft(struct emp_trace_fold *f, struct summary *s, const struct rthr
 }
 
 /* A call of @t's real stack at depth @d closed: its figures into its tree node, its inclusive time only when the
- * node is not its caller's (emp_cct_nested: inside a more node, already counted). */
+ * node is not its caller's (emp_cct_add_inclusive: inside a more node, already counted). */
 static void node_add(struct emp_trace_fold *f, const struct rthread *t, uint32_t d, uint64_t calls, uint64_t total_ns,
 		     uint64_t self_ns)
 {
 	struct emp_cct_node *n = emp_cct_node(f->cct, t->stack[d].node);
 	n->calls += calls;
 	n->self_ns += self_ns;
-	if (!d || !emp_cct_nested(n, emp_cct_node(f->cct, t->stack[d - 1].node)))
-		n->total_ns += total_ns;
+	emp_cct_add_inclusive(n, d ? emp_cct_node(f->cct, t->stack[d - 1].node) : NULL, 0, total_ns);
 }
 
 static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
@@ -612,9 +611,15 @@ int emp_trace_fold_next(struct emp_trace_fold *f, int (*skip_thread)(void *arg, 
 }
 
 /* The calls still open added to the tree as ending at the last tick: trace.c's emp_trace_close_open() with
- * emp_trace_cct_ops (cct_call), the same figures to the ns. */
-static void close_open(struct emp_trace_fold *f)
+ * emp_trace_cct_ops (cct_call), the same figures to the ns.  trace.h converts them at the rate of the last META
+ * chunk: one after the last events (only a damaged or forged dump has it) hands the dump back, as a merge does.
+ * Return: 0, or -1 handed back (nothing added). */
+static int close_open(struct emp_trace_fold *f)
 {
+	if (emp_dump_clock_hz(f->r) != f->hz)
+		for (uint32_t i = 0; i < f->nthreads; i++)
+			if (f->threads[i].depth)
+				return -1;
 	const struct emp_trace_clock *clock = &f->folders[f->nfolders - 1]->clock;
 	struct emp_cct_node *root = emp_cct_root(f->cct);
 	for (uint32_t i = 0; i < f->nthreads; i++) {
@@ -631,6 +636,7 @@ static void close_open(struct emp_trace_fold *f)
 				root->total_ns += ns;
 		}
 	}
+	return 0;
 }
 
 int emp_trace_fold_finish(struct emp_trace_fold *f, struct emp_trace_stats *st, uint64_t *self_ns,
@@ -641,14 +647,8 @@ int emp_trace_fold_finish(struct emp_trace_fold *f, struct emp_trace_stats *st, 
 	 * figures all the same. */
 	if (f->failed || __atomic_load_n(&f->folded, __ATOMIC_RELAXED) != f->merged)
 		return -1;
-	/* The calls still open are converted at the rate trace.h would use then, the last META chunk's: one after the
-	 * last events (only a damaged or forged dump has it) hands the dump back, as a merge does. */
-	if (f->cct && emp_dump_clock_hz(f->r) != f->hz)
-		for (uint32_t i = 0; i < f->nthreads; i++)
-			if (f->threads[i].depth)
-				return -1;
-	if (f->cct)
-		close_open(f);
+	if (f->cct && close_open(f))
+		return -1;
 	for (uint32_t i = 0; i < f->nthreads; i++) {
 		const struct emp_dump_thread *th = emp_dump_thread(f->r, i);
 		f->st.unclosed += f->threads[i].depth;

@@ -59,8 +59,9 @@ int emp_trace_fold_next(struct emp_trace_fold *f, int (*skip_thread)(void *arg, 
  * emp_trace_finish() would leave them (calls still open, those of threads the reader says ended as never
  * closed), the sum of every call's self time in ns, the largest tick of any event (of the threads left out too)
  * and the number of trace events merged.  With a tree, the calls still open are added to it as ending at that
- * tick, as emp_trace_close_open() with emp_trace_cct_ops does.  Return: 0, or -1 when a chunk was folded but not merged (the reading stopped before it): read the dump
- * with trace.h instead. */
+ * tick, as emp_trace_close_open() with emp_trace_cct_ops does.  Return: 0, or -1 when a chunk was folded but not
+ * merged (the reading stopped before it) or, with a tree, when a META chunk after the last events changed the
+ * clock rate the open calls would be closed at: read the dump with trace.h instead. */
 int emp_trace_fold_finish(struct emp_trace_fold *f, struct emp_trace_stats *st, uint64_t *self_ns,
 			  uint64_t *last_ticks, uint64_t *events);
 
