@@ -125,7 +125,8 @@ struct emp_sampler_thread {
 	struct emp_thread *t;
 	pid_t tid;
 	int perf_fd;                  /* perf engine: the thread's counter, else -1 */
-	uint64_t perf_period_ns;      /* perf engine: the interval to set at the first overflow, then 0 (engine.c) */
+	uint64_t perf_period_ns;      /* perf engine: the interval each jittered period is drawn around; 0: a kernel
+				       * without PERF_EVENT_IOC_PERIOD, the period stays fixed (engine.c) */
 	int has_timer;                /* timer engine */
 	timer_t timer;
 	clockid_t cpu_clock;          /* the thread's CPU clock (cpu engines: time sampled) */
