@@ -1,6 +1,6 @@
 # analyzer/ — emp-analyze, in three layers (each sees only those below it, and dump/):
-#   analyzer/lib     reading and aggregating: input, symtab, cct, trace, calls, profile, iterations, stats, compare
-#                    (verdicts), exactness, timings, folded
+#   analyzer/lib     reading and aggregating: input, symtab, cct, trace, calls, flat, profile, iterations, stats,
+#                    compare (verdicts), exactness, timings, folded
 #   analyzer/render  output formats: output (text/csv/json tables), flame (SVG), diffflame (compare on a flame
 #                    graph), heatmap (SVG), kieker and chrome
 #                    (export's file formats)

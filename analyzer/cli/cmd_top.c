@@ -27,42 +27,22 @@ static const char usage[] =
 	"  --format=F        text (default), csv or json\n"
 	"  --allow-truncated a truncated dump is not an error\n" EMP_PROFILE_USAGE;
 
-struct flat {
+/* A row of the table: a method and its flat figures. */
+struct row {
 	uint32_t gid;
-	uint64_t self, total, calls;
+	struct emp_flat_row f;
 };
-
-struct flat_ctx {
-	struct flat *rows;  /* by gid */
-	uint32_t *on_path;  /* by gid: occurrences on the current root path */
-	enum emp_cct_weight w;
-};
-
-/* Depth-first with enter/exit, so that a method's total counts each sample (each outermost call) once even under
- * recursion: a node adds its total only when no ancestor has the same method. */
-static void accumulate(struct flat_ctx *c, const struct emp_cct_node *n)
-{
-	struct flat *f = &c->rows[n->gid];
-	f->self += emp_cct_self(n, c->w);
-	f->calls += n->calls;
-	if (!c->on_path[n->gid])
-		f->total += emp_cct_total(n, c->w);
-	c->on_path[n->gid]++;
-	for (const struct emp_cct_node *ch = n->first_child; ch; ch = ch->next_sibling)
-		accumulate(c, ch);
-	c->on_path[n->gid]--;
-}
 
 static const struct emp_profile *sort_p;
 static const struct emp_profile_opts *sort_po;
 
 static int cmp_flat(const void *a, const void *b)
 {
-	const struct flat *x = a, *y = b;
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
+	const struct row *x = a, *y = b;
+	if (x->f.self != y->f.self)
+		return x->f.self > y->f.self ? -1 : 1;
+	if (x->f.total != y->f.total)
+		return x->f.total > y->f.total ? -1 : 1;
 	return strcmp(emp_profile_name(sort_p, sort_po, x->gid), emp_profile_name(sort_p, sort_po, y->gid));
 }
 
@@ -70,8 +50,8 @@ int emp_cmd_top(int argc, char **argv)
 {
 	struct emp_cli cli = { .command = "top", .usage = usage };
 	/* no limit on the contexts by default: a method of a path past it would lose its own row to the
-	 * "[more contexts]" frame */
-	struct emp_profile_opts po = { .max_contexts_given = 1, .max_contexts = 0 };
+	 * "[more contexts]" frame; a trace's calls need no tree (flat.h) */
+	struct emp_profile_opts po = { .max_contexts_given = 1, .max_contexts = 0, .flat_traces = 1 };
 	enum { OPT_LIMIT = EMP_OPT_FIRST_FREE };
 	static const struct option opts[] = { EMP_CLI_COMMON_OPTS, EMP_PROFILE_OPTS,
 					      { "limit", required_argument, NULL, OPT_LIMIT }, { 0, 0, 0, 0 } };
@@ -98,27 +78,31 @@ int emp_cmd_top(int argc, char **argv)
 
 	uint32_t nsym = emp_symtab_count(p.st);
 	const enum emp_cct_weight w = emp_profile_weight(&p);
-	struct flat_ctx c = { emp_xcalloc(nsym + 1, sizeof(*c.rows)), emp_xcalloc(nsym + 1, sizeof(*c.on_path)), w };
+	struct emp_flat samples = { 0 };
+	const struct emp_flat *fl = &p.flat;
+	if (w == EMP_CCT_SAMPLES) {
+		emp_flat_add_tree(&samples, p.cct, w);
+		fl = &samples;
+	}
+	struct row *rows = emp_xcalloc(nsym + 1, sizeof(*rows));
 	for (uint32_t g = 0; g < nsym; g++)
-		c.rows[g].gid = g;
-	for (const struct emp_cct_node *ch = emp_cct_root(p.cct)->first_child; ch; ch = ch->next_sibling)
-		accumulate(&c, ch);
+		rows[g] = (struct row){ g, g < fl->cap ? fl->rows[g] : (struct emp_flat_row){ 0 } };
 	sort_p = &p;
 	sort_po = &po;
-	qsort(c.rows, nsym, sizeof(*c.rows), cmp_flat);
+	qsort(rows, nsym, sizeof(*rows), cmp_flat);
 
-	uint64_t all = emp_cct_total(emp_cct_root(p.cct), w);
+	uint64_t all = fl->all;
 	static const char *const cols[] = { "method", "self_samples", "total_samples", "self_pct", "total_pct" };
 	static const char *const cols_ns[] = { "method", "self_ns", "total_ns", "self_pct", "total_pct", "calls" };
 	struct emp_table *t = w == EMP_CCT_NS ? emp_table_new("top", "Flat profile (traced time)", 6, cols_ns)
 					      : emp_table_new("top", "Flat profile", 5, cols);
 	long shown = 0;
 	for (uint32_t i = 0; i < nsym && (!limit || shown < limit); i++) {
-		const struct flat *f = &c.rows[i];
+		const struct emp_flat_row *f = &rows[i].f;
 		if (!f->total)
 			continue;
 		emp_table_row(t);
-		emp_table_str(t, emp_profile_name(&p, &po, f->gid));
+		emp_table_str(t, emp_profile_name(&p, &po, rows[i].gid));
 		emp_table_int(t, (int64_t)f->self);
 		emp_table_int(t, (int64_t)f->total);
 		emp_table_num(t, all ? 100.0 * (double)f->self / (double)all : 0, 2);
@@ -135,8 +119,8 @@ int emp_cmd_top(int argc, char **argv)
 	emp_report_add(rep, t);
 	emp_report_print(rep, stdout);
 	emp_report_free(rep);
-	free(c.rows);
-	free(c.on_path);
+	free(rows);
+	emp_flat_free(&samples);
 	emp_profile_free(&p);
 	return cli.in.exit_code;
 }

@@ -52,7 +52,7 @@ const char *emp_profile_name(const struct emp_profile *p, const struct emp_profi
 
 enum emp_cct_weight emp_profile_weight(const struct emp_profile *p)
 {
-	return !p->samples && emp_cct_root(p->cct)->total_ns ? EMP_CCT_NS : EMP_CCT_SAMPLES;
+	return !p->samples && (emp_cct_root(p->cct)->total_ns || p->flat.all) ? EMP_CCT_NS : EMP_CCT_SAMPLES;
 }
 
 /* Does @s match one of the comma-separated globs of @list? */
@@ -285,11 +285,13 @@ static int load_folded(struct emp_profile *p, const struct emp_profile_opts *po,
 		return 1;
 	struct emp_symtab_map *map = emp_symtab_map_new(p->st, r);
 	/* Into the profile's tree while it is empty (one tree in memory, not two), else into this dump's own, added to
-	 * the profile's once all of it folded: a fold that gives up must leave the profile's tree as it was. */
+	 * the profile's once all of it folded: a fold that gives up must leave the profile's tree as it was.  The flat
+	 * figures: no tree, added once all of it folded. */
 	const struct emp_cct_node *top = emp_cct_root(p->cct);
-	int direct = emp_cct_size(p->cct) == 1 && !top->total_samples && !top->total_ns;
-	struct emp_cct *cct = direct ? p->cct : new_tree(p, po);
-	struct emp_trace_fold *f = emp_trace_fold_new(r, emp_input_jobs(in), hz, 0, cct, map);
+	int direct = !po->flat_traces && emp_cct_size(p->cct) == 1 && !top->total_samples && !top->total_ns;
+	struct emp_cct *cct = po->flat_traces ? NULL : direct ? p->cct : new_tree(p, po);
+	struct emp_trace_fold *f =
+		emp_trace_fold_new(r, emp_input_jobs(in), hz, po->flat_traces ? EMP_TRACE_FOLD_FLAT : 0, cct, map);
 	struct thread_filter tf = { .list = po->threads, .r = r };
 	struct emp_trace_stats ts;
 	uint64_t self_ns, last_ticks, events;
@@ -298,20 +300,24 @@ static int load_folded(struct emp_profile *p, const struct emp_profile_opts *po,
 		;
 	if (!rc)
 		rc = emp_trace_fold_finish(f, &ts, &self_ns, &last_ticks, &events);
+	uint64_t traced = p->flat.all;
+	if (!rc && po->flat_traces)
+		rc = emp_trace_fold_collect_flat(f, &p->flat);
 	emp_trace_fold_free(f);
 	if (!rc) {
-		if (!direct)
+		if (cct && !direct)
 			emp_cct_add_tree(p->cct, cct);
 		p->trace_events += events;
 		if (events)
-			traced_notes(p, r, file, map, &ts, last_ticks, emp_cct_root(cct)->total_ns);
+			traced_notes(p, r, file, map, &ts, last_ticks,
+				     cct ? emp_cct_root(cct)->total_ns : p->flat.all - traced);
 		dump_done(p, in, r, 0);
 	} else if (direct) {
 		emp_cct_free(p->cct);
 		p->cct = new_tree(p, po);
 	}
 	free(tf.want);
-	if (!direct)
+	if (cct && !direct)
 		emp_cct_free(cct);
 	emp_symtab_map_free(map);
 	emp_dump_reader_close(r);
@@ -367,7 +373,10 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 		if (!r)
 			continue;
 		struct emp_symtab_map *map = emp_symtab_map_new(p->st, r);
-		struct emp_trace_cct tc = { .cct = p->cct, .map = map, .r = r };
+		/* the flat figures of its calls come from a tree of its own, with no limit (a method past it would
+		 * lose its figures to the more frame) */
+		struct emp_cct *calls_tree = po->flat_traces ? emp_cct_new() : p->cct;
+		struct emp_trace_cct tc = { .cct = calls_tree, .map = map, .r = r };
 		struct emp_trace *tr = NULL; /* created at the first trace event */
 		struct thread_filter tf = { .list = po->threads, .r = r };
 		uint64_t samples = 0, last_ticks = 0, traced_before = emp_cct_root(p->cct)->total_ns;
@@ -411,8 +420,12 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 			emp_trace_close_open(tr, last_ticks, emp_trace_cct_ops.on_call, &tc);
 			emp_trace_finish(tr, r);
 			traced_notes(p, r, files[f], map, emp_trace_stats(tr), last_ticks,
-				     emp_cct_root(p->cct)->total_ns - traced_before);
+				     emp_cct_root(calls_tree)->total_ns - (po->flat_traces ? 0 : traced_before));
 			emp_trace_free(tr);
+		}
+		if (po->flat_traces) {
+			emp_flat_add_tree(&p->flat, calls_tree, EMP_CCT_NS);
+			emp_cct_free(calls_tree);
 		}
 		dump_done(p, in, r, samples);
 		free(tf.want);
@@ -430,6 +443,7 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 void emp_profile_free(struct emp_profile *p)
 {
 	emp_cct_free(p->cct);
+	emp_flat_free(&p->flat);
 	emp_symtab_free(p->st);
 	emp_notes_free(&p->notes);
 	memset(p, 0, sizeof(*p));

@@ -4,8 +4,9 @@
  * recorded (engine, asked and achieved rate, losses and sampler failures by reason).
  *
  * Samples go into the tree root first; trace events (ENTER/EXIT/EXIT_THROW) are folded into the same tree as
- * calls, total_ns and self_ns (trace.h).  With several dumps the trees of all of them add up (frames merged by
- * name through the symbol table).  --threads applies to both; --include/--exclude to samples only. */
+ * calls, total_ns and self_ns (trace.h), or, for a view that wants only the flat profile, into p->flat with no tree
+ * (flat.h).  With several dumps the trees of all of them add up (frames merged by name through the symbol table).
+ * --threads applies to both; --include/--exclude to samples only. */
 #ifndef EMP_PROFILE_H
 #define EMP_PROFILE_H
 
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "cct.h"
+#include "flat.h"
 #include "input.h"
 #include "notes.h"
 #include "symtab.h"
@@ -26,6 +28,7 @@ struct emp_profile_opts {
 	int with_desc;         /* match and print Java names with their descriptor */
 	int max_contexts_given;
 	uint32_t max_contexts; /* --max-contexts (when given; else EMP_PROFILE_MAX_CONTEXTS), 0: no limit */
+	int flat_traces;       /* traced calls into p->flat, not the tree (top) */
 };
 
 /* The calling contexts a view keeps by default (emp_cct_limit): ~140 bytes each (node and hash slots), so the
@@ -38,6 +41,7 @@ struct emp_profile_opts {
 struct emp_profile {
 	struct emp_symtab *st;
 	struct emp_cct *cct;
+	struct emp_flat flat;     /* the traced calls' flat profile (opts flat_traces) */
 	uint32_t more_gid;        /* EMP_PROFILE_MORE_CONTEXTS's symbol */
 	uint64_t samples;         /* samples in the tree */
 	uint64_t filtered;        /* samples dropped by the thread or frame filters */
@@ -62,9 +66,9 @@ enum { EMP_OPT_THREADS = 1100, EMP_OPT_INCLUDE, EMP_OPT_EXCLUDE, EMP_OPT_SIGNATU
 	"  --exclude=GLOBS   drop samples with a frame matching one of the globs\n"                               \
 	"  --signatures      Java methods with their descriptor: pkg.Class.method(I)V\n"                           \
 	"  --max-contexts=N  keep at most N calling contexts (default 1000000, about 140 MB; top: 0 = no limit,\n"  \
-	"                    so that every method keeps its own figures); the calls and samples of paths past\n"    \
-	"                    it are counted in a \"[more contexts]\" frame under their deepest kept caller, and a\n" \
-	"                    note says how much of the total they hold\n"
+	"                    so that every method keeps its own figures; top on a trace makes no tree); the\n"     \
+	"                    calls and samples of paths past it are counted in a \"[more contexts]\" frame\n"      \
+	"                    under their deepest kept caller, and a note says how much of the total they hold\n"
 
 /* emp_profile_opt - handle @opt when it is one of EMP_PROFILE_OPTS.  Return: 1 when handled, -1 when its value
  * @arg is not valid (--max-contexts: a count up to 2^31), 0 when it is not one of them. */
@@ -78,7 +82,8 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 void emp_profile_free(struct emp_profile *p);
 
 /* emp_profile_weight - what the views weigh frames by: samples, or traced time (EMP_CCT_NS) when the profile holds
- * traced calls and no sample (trace dumps; a sample dump's iteration markers do not turn it into one). */
+ * traced calls and no sample (trace dumps; a sample dump's iteration markers do not turn it into one); in p->flat
+ * when the options said flat_traces. */
 enum emp_cct_weight emp_profile_weight(const struct emp_profile *p);
 
 /* Display name of @gid in the profile's naming (with or without descriptor). */

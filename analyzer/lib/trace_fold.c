@@ -8,6 +8,7 @@
 
 #include "cct.h"
 #include "dump_reader.h"
+#include "flat.h"
 #include "symtab.h"
 #include "util.h"
 #include "varint.h"
@@ -47,6 +48,33 @@ struct lnode {
 	uint64_t calls, total_ns, self_ns;
 };
 
+/* What the flat figures (flat.h) need of a chunk: the inclusive ns of the calls of @method that no call of it
+ * opened in the chunk encloses, entered while level @level was the chunk's bottom.  Whether a call of the same
+ * method below the chunk encloses them too depends on the real stack from that level down: the merge decides. */
+struct outer {
+	uint32_t method, level;
+	uint64_t ns;
+};
+
+/* A method in a chunk, for its outer entries: its calls open in the chunk and the ns of its outer calls at the
+ * current level (touched at @level; UINT32_MAX: none yet). */
+struct nest {
+	uint32_t method, gen;
+	uint32_t open, level;
+	uint64_t ns;
+};
+
+/* The methods of a chunk (open addressing, at most half full, emptied for the next chunk by a new generation),
+ * the ones touched at the current level, and the outer entries made so far. */
+struct nests {
+	struct nest *slots;
+	uint32_t nslots, n, gen;
+	uint32_t *touched;
+	uint32_t ntouched, touched_cap;
+	struct outer *outer;
+	uint32_t nouter, outer_cap;
+};
+
 /* A call of a method the worker's table has no room for yet (method_slot()): counted by the merge. */
 struct late_call {
 	uint32_t method, threw;
@@ -59,6 +87,7 @@ struct summary {
 	uint32_t nlevels, nopen;      /* levels (closed ones + the last), calls open at the end */
 	uint32_t nnodes;              /* the chunk's tree, in creation order */
 	uint32_t nlate;               /* its late calls */
+	uint32_t nouter;              /* its outer entries (flat figures) */
 	uint32_t has_enter, max_method;
 	uint64_t events;              /* ENTER, EXIT and EXIT_THROW events */
 	uint64_t calls, threw, self_ns, max_ticks, time_violations;
@@ -66,6 +95,7 @@ struct summary {
 	struct frame *open;
 	struct lnode *nodes;
 	struct late_call *late;
+	struct outer *outer;
 };
 
 /* A chunk's tree under construction: nodes and an open-addressing table (parent, method) -> node, emptied for the
@@ -93,7 +123,14 @@ struct folder {
 	struct level *levels;
 	uint32_t levels_cap;
 	struct ltree tree;
+	struct nests nests;
 	struct emp_trace_clock clock;
+};
+
+/* The flat figures of a method (dump-local id) beyond its calls' (the folders' tables): the inclusive ns of its
+ * outermost calls, and its calls still open at the end, closed at the last tick (flat.h). */
+struct flat_method {
+	uint64_t outer_ns, open_calls, open_self_ns;
 };
 
 /* The reading thread's view of one dump thread: its real stack of open calls. */
@@ -107,6 +144,7 @@ struct emp_trace_fold {
 	unsigned minor;
 	double hz;
 	int methods;                 /* per-method figures wanted */
+	int flat;                    /* and the flat figures (EMP_TRACE_FOLD_FLAT) */
 	struct emp_cct *cct;         /* the tree wanted, or NULL */
 	struct emp_symtab_map *map;
 	uint32_t *gnode;             /* scratch of the merge: a chunk's nodes' tree ids */
@@ -117,6 +155,13 @@ struct emp_trace_fold {
 	uint32_t nthreads;
 	struct emp_trace_stats st;
 	uint64_t self_ns, max_ticks, events;
+	uint64_t traced_ns;          /* the root calls' ns, the open ones closed at the last tick */
+	struct flat_method *fm;      /* by dump-local method id, fm_cap of them */
+	uint32_t fm_cap;
+	struct {
+		uint32_t gen, index;
+	} *low;                      /* by dump-local method id: its lowest index in the real stack (when gen) */
+	uint32_t low_cap, low_gen;
 	/* emp_dump_methods_defined() as the reading thread last saw it, for the workers' method_slot().  Relaxed
 	 * loads and stores: a count that only grows and publishes nothing (the workers read no symbol); a stale
 	 * value only sends more calls to the merge as late calls. */
@@ -145,14 +190,15 @@ double emp_trace_fold_probe(const char *path)
 
 static void *fold_chunk(void *arg, unsigned folder, const uint8_t *p, size_t len);
 
-struct emp_trace_fold *emp_trace_fold_new(struct emp_dump_reader *r, unsigned jobs, double hz, int methods,
+struct emp_trace_fold *emp_trace_fold_new(struct emp_dump_reader *r, unsigned jobs, double hz, unsigned want,
 					  struct emp_cct *cct, struct emp_symtab_map *map)
 {
 	struct emp_trace_fold *f = emp_xcalloc(1, sizeof(*f));
 	f->r = r;
 	f->minor = emp_dump_reader_version_minor(r);
 	f->hz = hz;
-	f->methods = methods;
+	f->flat = (want & EMP_TRACE_FOLD_FLAT) && !cct;
+	f->methods = (want & EMP_TRACE_FOLD_METHODS) || f->flat; /* the flat figures take the calls from the tables */
 	f->cct = cct;
 	f->map = map;
 	int n = emp_dump_reader_set_fold(r, jobs, fold_chunk, free, f);
@@ -182,6 +228,9 @@ void emp_trace_fold_free(struct emp_trace_fold *f)
 		free(w->late);
 		free(w->tree.nodes);
 		free(w->tree.slots);
+		free(w->nests.slots);
+		free(w->nests.touched);
+		free(w->nests.outer);
 		free(w);
 	}
 	free(f->folders);
@@ -189,6 +238,8 @@ void emp_trace_fold_free(struct emp_trace_fold *f)
 		free(f->threads[t].stack);
 	free(f->threads);
 	free(f->gnode);
+	free(f->fm);
+	free(f->low);
 	free(f);
 }
 
@@ -307,6 +358,80 @@ static inline int get(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return emp_varint_get(p, end, v);
 }
 
+/* The outer entries of the methods touched at level @level, their ns back to 0. */
+static void nests_flush(struct nests *n, uint32_t level)
+{
+	for (uint32_t i = 0; i < n->ntouched; i++) {
+		struct nest *e = &n->slots[n->touched[i]];
+		if (n->nouter == n->outer_cap) {
+			n->outer_cap = n->outer_cap ? 2 * n->outer_cap : 256;
+			n->outer = emp_xrealloc(n->outer, n->outer_cap * sizeof(*n->outer));
+		}
+		n->outer[n->nouter++] = (struct outer){ e->method, level, e->ns };
+		e->ns = 0;
+		e->level = UINT32_MAX;
+	}
+	n->ntouched = 0;
+}
+
+/* @method's entry in the chunk, created when absent; a rehash first flushes level @level's touched entries (their
+ * slots move: the merge adds up two entries of one method and level). */
+static struct nest *nest_find(struct nests *n, uint32_t method, uint32_t level)
+{
+	uint32_t mask = n->nslots - 1;
+	if (n->nslots)
+		for (uint32_t i = method * 0x9e3779b9u >> 7 & mask;; i = (i + 1) & mask) {
+			struct nest *e = &n->slots[i];
+			if (e->gen != n->gen)
+				break;
+			if (e->method == method)
+				return e;
+		}
+	if (2 * (n->n + 1) > n->nslots) { /* at most half full: rehash into twice the room */
+		nests_flush(n, level);
+		uint32_t nslots = n->nslots ? 2 * n->nslots : 256;
+		struct nest *old = n->slots;
+		n->slots = emp_xcalloc(nslots, sizeof(*n->slots));
+		for (uint32_t i = 0; i < n->nslots; i++) {
+			if (old[i].gen != n->gen)
+				continue;
+			uint32_t j = old[i].method * 0x9e3779b9u >> 7 & (nslots - 1);
+			while (n->slots[j].gen == 1)
+				j = (j + 1) & (nslots - 1);
+			n->slots[j] = old[i];
+			n->slots[j].gen = 1;
+		}
+		free(old);
+		n->nslots = nslots;
+		n->gen = 1;
+		mask = nslots - 1;
+	}
+	uint32_t i = method * 0x9e3779b9u >> 7 & mask;
+	while (n->slots[i].gen == n->gen)
+		i = (i + 1) & mask;
+	n->n++;
+	n->slots[i] = (struct nest){ .method = method, .gen = n->gen, .level = UINT32_MAX };
+	return &n->slots[i];
+}
+
+/* A call of @method closed in the chunk at @level with @ns: an outer entry when no call of it opened in the chunk
+ * is still open. */
+static void nest_exit(struct nests *n, uint32_t method, uint32_t level, uint64_t ns)
+{
+	struct nest *e = nest_find(n, method, level);
+	if (--e->open)
+		return;
+	if (e->level != level) {
+		if (n->ntouched == n->touched_cap) {
+			n->touched_cap = n->touched_cap ? 2 * n->touched_cap : 256;
+			n->touched = emp_xrealloc(n->touched, n->touched_cap * sizeof(*n->touched));
+		}
+		n->touched[n->ntouched++] = (uint32_t)(e - n->slots);
+		e->level = level;
+	}
+	e->ns += ns;
+}
+
 static struct level *new_level(struct folder *w, uint32_t n)
 {
 	if (n >= w->levels_cap) {
@@ -317,13 +442,15 @@ static struct level *new_level(struct folder *w, uint32_t n)
 	return &w->levels[n];
 }
 
-/* Fold one chunk: the loop for what this fold makes (@methods: the per-method table, @cct: the chunk's tree),
- * constants in each of fold_chunk()'s calls, so that each gets its own loop without the other's work and tests. */
+/* Fold one chunk: the loop for what this fold makes (@methods: the per-method table, @cct: the chunk's tree,
+ * @flat: the outer entries), constants in each of fold_chunk()'s calls, so that each gets its own loop without
+ * the others' work and tests. */
 static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f, unsigned folder, const uint8_t *p,
-							  size_t len, const int methods, const int cct)
+							  size_t len, const int methods, const int cct, const int flat)
 {
 	struct folder *w = f->folders[folder];
 	struct ltree *t = cct ? &w->tree : NULL;
+	struct nests *nests = flat ? &w->nests : NULL;
 	const uint8_t *end = p + len;
 	struct summary s = { .ok = 1 };
 	uint64_t thread, ticks = 0, head, dt, extra;
@@ -336,6 +463,13 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 		if (!++t->gen && t->slots) { /* wrapped: an old slot's generation could match again */
 			memset(t->slots, 0, t->nslots * sizeof(*t->slots));
 			t->gen = 1;
+		}
+	}
+	if (nests) {
+		nests->n = nests->ntouched = nests->nouter = 0;
+		if (!++nests->gen && nests->slots) { /* wrapped, as the tree's */
+			memset(nests->slots, 0, nests->nslots * sizeof(*nests->slots));
+			nests->gen = 1;
 		}
 	}
 	if (get(&p, end, &thread) || get(&p, end, &ticks))
@@ -375,6 +509,8 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 				node = tree_child(t, d ? (int64_t)w->stack[d - 1].node : -1 - (int64_t)(nl - 1),
 						  (uint32_t)rest);
 			w->stack[d++] = (struct frame){ .tin = ticks, .method = (uint32_t)rest, .node = node };
+			if (nests)
+				nest_find(nests, (uint32_t)rest, nl - 1)->open++;
 			if (d > lv->max_depth)
 				lv->max_depth = d;
 			if (!s.has_enter || rest > s.max_method)
@@ -389,6 +525,8 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 			}
 			s.events++;
 			if (!d) { /* closes the level's call */
+				if (nests)
+					nests_flush(nests, nl - 1);
 				lv->pop_tout = ticks;
 				lv->pop_threw = (uint32_t)threw;
 				lv = new_level(w, nl++);
@@ -397,6 +535,8 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 			const struct frame *c = &w->stack[--d];
 			s.time_violations += (uint64_t)(ticks < c->tin || (c->has_child && ticks < c->child_tout));
 			uint64_t ns = add_call(w, methods, &s, c, ticks, threw, t ? &t->nodes[c->node].calls : NULL);
+			if (nests)
+				nest_exit(nests, c->method, nl - 1, ns);
 			uint64_t dur = ticks >= c->tin ? ticks - c->tin : 0;
 			if (d) {
 				struct frame *parent = &w->stack[d - 1];
@@ -418,12 +558,17 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 		}
 	}
 	emp_calls_flush(&w->later); /* the tables are merged once every chunk is folded */
-	/* One allocation: the summary, its levels, the calls still open, the chunk's tree, its late calls. */
+	if (nests)
+		nests_flush(nests, nl - 1);
+	/* One allocation: the summary, its levels, the calls still open, the chunk's tree, its late calls, its outer
+	 * entries. */
 	s.nnodes = t ? t->n : 0;
 	s.nlate = w->nlate;
+	s.nouter = nests ? nests->nouter : 0;
 	size_t lv_bytes = nl * sizeof(struct level), open_bytes = d * sizeof(struct frame);
 	size_t node_bytes = s.nnodes * sizeof(struct lnode), late_bytes = s.nlate * sizeof(struct late_call);
-	struct summary *out = emp_xmalloc(sizeof(*out) + lv_bytes + open_bytes + node_bytes + late_bytes);
+	size_t outer_bytes = s.nouter * sizeof(struct outer);
+	struct summary *out = emp_xmalloc(sizeof(*out) + lv_bytes + open_bytes + node_bytes + late_bytes + outer_bytes);
 	*out = s;
 	out->nlevels = nl;
 	out->nopen = d;
@@ -431,6 +576,7 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 	out->open = (struct frame *)((char *)out->levels + lv_bytes);
 	out->nodes = (struct lnode *)((char *)out->open + open_bytes);
 	out->late = (struct late_call *)((char *)out->nodes + node_bytes);
+	out->outer = (struct outer *)((char *)out->late + late_bytes);
 	memcpy(out->levels, w->levels, lv_bytes);
 	if (open_bytes) /* w->stack may be NULL otherwise */
 		memcpy(out->open, w->stack, open_bytes);
@@ -438,6 +584,8 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 		memcpy(out->nodes, t->nodes, node_bytes);
 	if (late_bytes)
 		memcpy(out->late, w->late, late_bytes);
+	if (outer_bytes)
+		memcpy(out->outer, nests->outer, outer_bytes);
 	/* Relaxed: only a count; emp_trace_fold_finish() reads it after the workers were joined (pthread_join orders
 	 * every worker's additions before it). */
 	__atomic_fetch_add(&f->folded, 1, __ATOMIC_RELAXED);
@@ -447,9 +595,11 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 static void *fold_chunk(void *arg, unsigned folder, const uint8_t *p, size_t len)
 {
 	struct emp_trace_fold *f = arg;
+	if (f->flat)
+		return fold(f, folder, p, len, 1, 0, 1);
 	if (f->cct)
-		return f->methods ? fold(f, folder, p, len, 1, 1) : fold(f, folder, p, len, 0, 1);
-	return f->methods ? fold(f, folder, p, len, 1, 0) : fold(f, folder, p, len, 0, 0);
+		return f->methods ? fold(f, folder, p, len, 1, 1, 0) : fold(f, folder, p, len, 0, 1, 0);
+	return f->methods ? fold(f, folder, p, len, 1, 0, 0) : fold(f, folder, p, len, 0, 0, 0);
 }
 
 /* ---- the reading thread's side -------------------------------------------------------------------------------- */
@@ -505,6 +655,58 @@ static void node_add(struct emp_trace_fold *f, const struct rthread *t, uint32_t
 	emp_cct_add_inclusive(n, d ? emp_cct_node(f->cct, t->stack[d - 1].node) : NULL, 0, total_ns);
 }
 
+/* The flat figures of dump-local @method, the table grown to hold it (a defined method: the merge checked). */
+static struct flat_method *flat_method(struct emp_trace_fold *f, uint32_t method)
+{
+	if (method >= f->fm_cap) {
+		uint32_t cap = method + 1 > 2 * f->fm_cap ? method + 1 : 2 * f->fm_cap;
+		f->fm = emp_xrealloc(f->fm, (size_t)cap * sizeof(*f->fm));
+		memset(f->fm + f->fm_cap, 0, (size_t)(cap - f->fm_cap) * sizeof(*f->fm));
+		f->fm_cap = cap;
+	}
+	return &f->fm[method];
+}
+
+/* Index every method of @t's real stack by its lowest position (f->low), for the outermost tests of a merge. */
+static void index_low(struct emp_trace_fold *f, const struct rthread *t)
+{
+	if (!++f->low_gen) { /* wrapped: an old entry's generation could match again */
+		memset(f->low, 0, (size_t)f->low_cap * sizeof(*f->low));
+		f->low_gen = 1;
+	}
+	for (uint32_t i = t->depth; i-- > 0;) {
+		uint32_t m = t->stack[i].method;
+		if (m >= f->low_cap) {
+			uint32_t cap = m + 1 > 2 * f->low_cap ? m + 1 : 2 * f->low_cap;
+			f->low = emp_xrealloc(f->low, (size_t)cap * sizeof(*f->low));
+			memset(f->low + f->low_cap, 0, (size_t)(cap - f->low_cap) * sizeof(*f->low));
+			f->low_cap = cap;
+		}
+		f->low[m].gen = f->low_gen;
+		f->low[m].index = i;
+	}
+}
+
+/* The call at index @i of the real stack index_low() saw is its method's lowest there: no call of the same
+ * method encloses it. */
+static int outermost(const struct emp_trace_fold *f, const struct rthread *t, uint32_t i)
+{
+	return f->low[t->stack[i].method].index == i;
+}
+
+/* The outer entries of @s, on @t's real stack as the chunk found it: one of level k is outermost unless a call
+ * of its method is open at index depth - 1 - k or below (levels past the bottom hold roots). */
+static void merge_outer(struct emp_trace_fold *f, const struct summary *s, const struct rthread *t)
+{
+	for (uint32_t i = 0; i < s->nouter; i++) {
+		const struct outer *o = &s->outer[i];
+		if (o->level < t->depth && o->method < f->low_cap && f->low[o->method].gen == f->low_gen &&
+		    f->low[o->method].index <= t->depth - 1 - o->level)
+			continue;
+		flat_method(f, o->method)->outer_ns += o->ns;
+	}
+}
+
 static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 {
 	if (!s || !s->ok || (s->has_enter && s->max_method >= emp_dump_methods_defined(f->r)) ||
@@ -526,6 +728,10 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 	}
 	if (f->cct)
 		graft(f, s, t);
+	if (f->flat) {
+		index_low(f, t);
+		merge_outer(f, s, t);
+	}
 	struct emp_cct_node *root = f->cct ? emp_cct_root(f->cct) : NULL;
 	uint32_t depth = t->depth;
 	for (uint32_t k = 0; k < s->nlevels; k++) {
@@ -533,6 +739,7 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 		int closed = k + 1 < s->nlevels;
 		if (k >= t->depth) { /* below the real stack: its callees are roots, its close an exit without entry */
 			st->traces += lv->nchild;
+			f->traced_ns += lv->child_ns;
 			if (root)
 				root->total_ns += lv->child_ns;
 			if (lv->max_depth > st->max_depth)
@@ -560,6 +767,8 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 		depth--;
 		if (f->cct)
 			node_add(f, t, depth, figures[0], figures[1], figures[2]);
+		if (f->flat && outermost(f, t, depth))
+			flat_method(f, c->method)->outer_ns += ns;
 		if (depth) {
 			struct frame *parent = &t->stack[depth - 1];
 			parent->child_ticks += tout >= c->tin ? tout - c->tin : 0;
@@ -567,6 +776,7 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 			parent->has_child = 1;
 		} else {
 			st->traces++;
+			f->traced_ns += ns;
 			if (root)
 				root->total_ns += ns;
 		}
@@ -610,10 +820,10 @@ int emp_trace_fold_next(struct emp_trace_fold *f, int (*skip_thread)(void *arg, 
 	return f->failed ? -1 : 1;
 }
 
-/* The calls still open added to the tree as ending at the last tick: trace.c's emp_trace_close_open() with
- * emp_trace_cct_ops (cct_call), the same figures to the ns.  trace.h converts them at the rate of the last META
- * chunk: one after the last events (only a damaged or forged dump has it) hands the dump back, as a merge does.
- * Return: 0, or -1 handed back (nothing added). */
+/* The calls still open added to the tree or the flat figures as ending at the last tick: trace.c's
+ * emp_trace_close_open() with emp_trace_cct_ops (cct_call), the same figures to the ns.  trace.h converts them at
+ * the rate of the last META chunk: one after the last events (only a damaged or forged dump has it) hands the dump
+ * back, as a merge does.  Return: 0, or -1 handed back (nothing added). */
 static int close_open(struct emp_trace_fold *f)
 {
 	if (emp_dump_clock_hz(f->r) != f->hz)
@@ -621,19 +831,31 @@ static int close_open(struct emp_trace_fold *f)
 			if (f->threads[i].depth)
 				return -1;
 	const struct emp_trace_clock *clock = &f->folders[f->nfolders - 1]->clock;
-	struct emp_cct_node *root = emp_cct_root(f->cct);
+	struct emp_cct_node *root = f->cct ? emp_cct_root(f->cct) : NULL;
 	for (uint32_t i = 0; i < f->nthreads; i++) {
 		struct rthread *t = &f->threads[i];
+		if (f->flat)
+			index_low(f, t);
 		for (uint32_t d = t->depth; d-- > 0;) {
 			const struct frame *c = &t->stack[d];
 			uint64_t dur = f->max_ticks >= c->tin ? f->max_ticks - c->tin : 0;
 			uint64_t self = dur >= c->child_ticks ? dur - c->child_ticks : 0;
-			uint64_t ns = emp_trace_clock_ns(clock, dur);
-			node_add(f, t, d, 1, ns, emp_trace_clock_ns(clock, self));
-			if (d)
+			uint64_t ns = emp_trace_clock_ns(clock, dur), self_ns = emp_trace_clock_ns(clock, self);
+			if (f->cct)
+				node_add(f, t, d, 1, ns, self_ns);
+			if (f->flat) {
+				struct flat_method *fm = flat_method(f, c->method);
+				fm->open_calls++;
+				fm->open_self_ns += self_ns;
+				fm->outer_ns += outermost(f, t, d) ? ns : 0;
+			}
+			if (d) {
 				t->stack[d - 1].child_ticks += dur;
-			else
-				root->total_ns += ns;
+			} else {
+				f->traced_ns += ns;
+				if (root)
+					root->total_ns += ns;
+			}
 		}
 	}
 	return 0;
@@ -647,7 +869,7 @@ int emp_trace_fold_finish(struct emp_trace_fold *f, struct emp_trace_stats *st, 
 	 * figures all the same. */
 	if (f->failed || __atomic_load_n(&f->folded, __ATOMIC_RELAXED) != f->merged)
 		return -1;
-	if (f->cct && close_open(f))
+	if ((f->cct || f->flat) && close_open(f))
 		return -1;
 	for (uint32_t i = 0; i < f->nthreads; i++) {
 		const struct emp_dump_thread *th = emp_dump_thread(f->r, i);
@@ -674,4 +896,57 @@ void emp_trace_fold_collect(struct emp_trace_fold *f, struct emp_calls_method *(
 			if (w->m[k].calls)
 				emp_calls_merge(slot(arg, k), &w->m[k]);
 	}
+}
+
+int emp_trace_fold_collect_flat(struct emp_trace_fold *f, struct emp_flat *fl)
+{
+	/* Every method's calls and self time over all folders, by dump-local id; then its symbol. */
+	uint32_t n = f->fm_cap;
+	for (unsigned i = 0; i < f->nfolders; i++) {
+		emp_calls_flush(&f->folders[i]->later);
+		n = f->folders[i]->cap > n ? f->folders[i]->cap : n;
+	}
+	struct emp_flat_row *local = emp_xcalloc(n + 1, sizeof(*local));
+	uint32_t *gid = emp_xmalloc((n + 1) * sizeof(*gid)), max_gid = 0;
+	for (unsigned i = 0; i < f->nfolders; i++)
+		for (uint32_t k = 0; k < f->folders[i]->cap; k++) {
+			local[k].calls += f->folders[i]->m[k].calls;
+			local[k].self += f->folders[i]->m[k].self_ns;
+		}
+	for (uint32_t k = 0; k < f->fm_cap; k++) {
+		local[k].calls += f->fm[k].open_calls;
+		local[k].self += f->fm[k].open_self_ns;
+		local[k].total = f->fm[k].outer_ns;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		gid[k] = local[k].calls ? emp_symtab_map_get(f->map, k) : UINT32_MAX;
+		if (gid[k] != UINT32_MAX && gid[k] >= max_gid)
+			max_gid = gid[k] + 1;
+	}
+	/* Two methods of the dump under one name (two class loaders' copies of a class): a call of one inside the
+	 * other is nested by name, which the chunks did not see.  trace.h's reading into a tree tells. */
+	uint32_t *owner = emp_xmalloc((max_gid + 1) * sizeof(*owner));
+	memset(owner, 0xff, (max_gid + 1) * sizeof(*owner));
+	int rc = 0;
+	for (uint32_t k = 0; k < n && !rc; k++) {
+		if (gid[k] == UINT32_MAX)
+			continue;
+		if (owner[gid[k]] != UINT32_MAX)
+			rc = -1;
+		owner[gid[k]] = k;
+	}
+	for (uint32_t k = 0; k < n && !rc; k++) {
+		if (gid[k] == UINT32_MAX)
+			continue;
+		struct emp_flat_row *row = emp_flat_row(fl, gid[k]);
+		row->self += local[k].self;
+		row->total += local[k].total;
+		row->calls += local[k].calls;
+	}
+	if (!rc)
+		fl->all += f->traced_ns;
+	free(owner);
+	free(gid);
+	free(local);
+	return rc;
 }

@@ -33,6 +33,7 @@
 
 struct emp_cct;
 struct emp_dump_reader;
+struct emp_flat;
 struct emp_symtab_map;
 struct emp_trace_fold;
 
@@ -40,11 +41,20 @@ struct emp_trace_fold;
  * chunks before them) when it is a trace dump (META mode=trace), else 0: read it with trace.h. */
 double emp_trace_fold_probe(const char *path);
 
+/* What a fold makes besides the validation counts: per-method figures (calls.h), or those and the flat figures
+ * (flat.h: a method's calls and self time with the calls still open at the end, its outermost calls' time). */
+enum { EMP_TRACE_FOLD_METHODS = 1, EMP_TRACE_FOLD_FLAT = 2 };
+
 /* emp_trace_fold_new - a fold of the dump @r (not read yet) whose calls are converted at @hz (the probe's), into
- * per-method figures when @methods, and into the calling-context tree @cct when not NULL (@map: @r's symbols
- * into @cct's ids).  The workers (@jobs, 0 or 1: the reading thread alone) are @r's: read it with
- * emp_trace_fold_next() only.  Exits when out of memory. */
-struct emp_trace_fold *emp_trace_fold_new(struct emp_dump_reader *r, unsigned jobs, double hz, int methods,
+ * what @want says (EMP_TRACE_FOLD_*; FLAT with no tree only), and into the calling-context tree @cct when not NULL
+ * (@map: @r's symbols into @cct's or the flat profile's ids).  The workers (@jobs, 0 or 1: the reading thread
+ * alone) are @r's: read it with emp_trace_fold_next() only.  Exits when out of memory.
+ *
+ * The flat figures need whether a method's call is inside another call of the same method.  A chunk's worker
+ * sees the calls opened in the chunk: for those it encloses in none, it keeps their ns per method and level (the
+ * bottom of the chunk's stack they were entered on); the merge knows the real stack, and adds them to the method's
+ * total unless a call of it is open at that level or below.  Memory: the methods of a chunk, not its calls. */
+struct emp_trace_fold *emp_trace_fold_new(struct emp_dump_reader *r, unsigned jobs, double hz, unsigned want,
 					  struct emp_cct *cct, struct emp_symtab_map *map);
 /* emp_trace_fold_free - stops @r's workers too. */
 void emp_trace_fold_free(struct emp_trace_fold *f);
@@ -68,5 +78,11 @@ int emp_trace_fold_finish(struct emp_trace_fold *f, struct emp_trace_stats *st, 
 /* emp_trace_fold_collect - add every method's figures (all folders') into @slot(@arg, dump-local method id). */
 void emp_trace_fold_collect(struct emp_trace_fold *f, struct emp_calls_method *(*slot)(void *arg, uint32_t method),
 			    void *arg);
+
+/* emp_trace_fold_collect_flat - after emp_trace_fold_finish(), a fold of EMP_TRACE_FOLD_FLAT: add every method's
+ * flat figures into @fl by the map's symbol ids, and the traced time (the root calls', the open ones as ending at
+ * the last tick) to fl->all.  Return: 0, or -1 when two of the dump's methods have one symbol (one's call inside
+ * the other's is nested by name, which the chunks could not see): nothing added, read it with trace.h. */
+int emp_trace_fold_collect_flat(struct emp_trace_fold *f, struct emp_flat *fl);
 
 #endif /* EMP_TRACE_FOLD_H */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_trace_fold.c - libFuzzer target for the analyzer's trace reading: every input (a dump file or a structured
  * input, structured.h) is read through trace.h event by event and folded through trace_fold.h with one worker and
- * with two (each of the fold's loops: methods and tree, methods only, tree only), under ASan and UBSan (`make
- * fuzz`).  Besides "no crash", the fold must agree with trace.h on every figure it makes (validation counts,
- * traced time, per-method calls, times and histograms, the tree node by node) unless it hands the dump back, which
- * the views then read through trace.h (fold_oracle.h). */
+ * with two (each of the fold's loops: methods and tree, methods only, tree only, the flat figures), under ASan and
+ * UBSan (`make fuzz`).  Besides "no crash", the fold must agree with trace.h on every figure it makes (validation
+ * counts, traced time, per-method calls, times and histograms, the tree node by node, the flat profile method by
+ * method) unless it hands the dump back, which the views then read through trace.h (fold_oracle.h). */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -38,8 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0; /* not a dump: the reader's own target checks how it says so */
 	double hz = start_rate(path);
 	for (unsigned jobs = 1; hz > 0 && jobs <= 2; jobs++) {
-		/* one worker makes both; two make what the input's size picks: each of the fold's three loops */
-		unsigned what = jobs == 1 ? EMP_FOLD_BOTH : 1 + (unsigned)(size % 3);
+		/* one worker makes both; two make what the input's size picks: each of the fold's four loops */
+		unsigned what = jobs == 1 ? EMP_FOLD_BOTH : 1 + (unsigned)(size % 4);
 		if (!emp_fold_folded(path, jobs, hz, what, &got)) {
 			char diff[256];
 			const char *d = emp_fold_diff(&want, &got, what, diff, sizeof(diff));

@@ -23,6 +23,7 @@ void emp_fold_figures_free(struct emp_fold_figures *x)
 		emp_calls_free(&x->m[k]);
 	free(x->m);
 	emp_cct_free(x->cct);
+	emp_flat_free(&x->flat);
 	emp_symtab_free(x->symtab);
 	memset(x, 0, sizeof(*x));
 }
@@ -95,6 +96,7 @@ int emp_fold_serial(const char *path, struct emp_fold_figures *x)
 	emp_trace_close_open(t, x->last_ticks, emp_trace_cct_ops.on_call, &sc.tc); /* as the profile views do */
 	emp_trace_finish(t, r);
 	x->st = *emp_trace_stats(t);
+	emp_flat_add_tree(&x->flat, x->cct, EMP_CCT_NS);
 	emp_trace_free(t);
 	emp_symtab_map_free(map);
 	emp_dump_reader_close(r);
@@ -107,8 +109,8 @@ int emp_fold_folded(const char *path, unsigned jobs, double hz, unsigned what, s
 	struct emp_dump_reader *r = open_for(path, x, &map);
 	if (!r)
 		return -1;
-	struct emp_trace_fold *f = emp_trace_fold_new(r, jobs, hz, (what & EMP_FOLD_METHODS) != 0,
-						  what & EMP_FOLD_TREE ? x->cct : NULL, map);
+	unsigned want = what & EMP_FOLD_FLAT ? EMP_TRACE_FOLD_FLAT : what & EMP_FOLD_METHODS ? EMP_TRACE_FOLD_METHODS : 0;
+	struct emp_trace_fold *f = emp_trace_fold_new(r, jobs, hz, want, what & EMP_FOLD_TREE ? x->cct : NULL, map);
 	int rc;
 	while ((rc = emp_trace_fold_next(f, NULL, NULL)) > 0)
 		;
@@ -117,6 +119,8 @@ int emp_fold_folded(const char *path, unsigned jobs, double hz, unsigned what, s
 		rc = emp_trace_fold_finish(f, &x->st, &x->self_ns, &x->last_ticks, &x->events);
 	if (!rc && (what & EMP_FOLD_METHODS))
 		emp_trace_fold_collect(f, slot, x);
+	if (!rc && (what & EMP_FOLD_FLAT))
+		rc = emp_trace_fold_collect_flat(f, &x->flat);
 	emp_trace_fold_free(f);
 	emp_symtab_map_free(map);
 	emp_dump_reader_close(r);
@@ -160,6 +164,27 @@ const char *emp_fold_diff(const struct emp_fold_figures *a, const struct emp_fol
 		DIFF(x->calls, y->calls, "node %u: calls", id);
 		DIFF(x->total_ns, y->total_ns, "node %u: total_ns", id);
 		DIFF(x->self_ns, y->self_ns, "node %u: self_ns", id);
+	}
+	if (what & EMP_FOLD_FLAT) { /* by name: the two symbol tables interned in their own orders */
+		DIFF(a->flat.all, b->flat.all, "flat: traced time");
+		uint32_t rows[2] = { 0, 0 };
+		for (int k = 0; k < 2; k++) {
+			const struct emp_flat *fl = k ? &b->flat : &a->flat;
+			for (uint32_t g = 0; g < fl->cap; g++)
+				rows[k] += fl->rows[g].calls > 0;
+		}
+		DIFF(rows[0], rows[1], "flat: methods with calls");
+		for (uint32_t g = 0; g < a->flat.cap; g++) {
+			const struct emp_flat_row *x = &a->flat.rows[g], z = { 0 };
+			if (!x->calls)
+				continue;
+			const struct emp_sym *sym = emp_symtab_get(a->symtab, g);
+			int64_t h = emp_symtab_find(b->symtab, sym->kind, sym->klass, sym->name, sym->descriptor);
+			const struct emp_flat_row *y = h >= 0 && (uint64_t)h < b->flat.cap ? &b->flat.rows[h] : &z;
+			DIFF(x->calls, y->calls, "flat %s: calls", sym->display);
+			DIFF(x->self, y->self, "flat %s: self_ns", sym->display);
+			DIFF(x->total, y->total, "flat %s: total_ns", sym->display);
+		}
 	}
 	uint32_t n = !(what & EMP_FOLD_METHODS) ? 0 : a->cap > b->cap ? a->cap : b->cap;
 	for (uint32_t k = 0; k < n; k++) {

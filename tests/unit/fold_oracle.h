@@ -10,6 +10,7 @@
 
 #include "calls.h"
 #include "dump_reader.h"
+#include "flat.h"
 #include "trace.h"
 
 /* What the views compute of a trace: validation counts, the traced time, per-method figures, the tree. */
@@ -21,6 +22,7 @@ struct emp_fold_figures {
 	uint32_t cap;
 	struct emp_symtab *symtab;
 	struct emp_cct *cct;
+	struct emp_flat flat;         /* by the symtab's ids: trace.h's made from the tree (no limit), the fold's own */
 	enum emp_dump_status status;  /* where the reading ended */
 };
 
@@ -33,8 +35,8 @@ void emp_fold_limit(uint32_t max_nodes);
 int emp_fold_serial(const char *path, struct emp_fold_figures *x);
 
 /* What a fold makes besides the validation counts and the traced time: each combination is a loop of its own in
- * trace_fold.c (`calls` folds the methods, the tree views the tree). */
-enum { EMP_FOLD_METHODS = 1, EMP_FOLD_TREE = 2, EMP_FOLD_BOTH = 3 };
+ * trace_fold.c (`calls` folds the methods, the tree views the tree, `top` the flat figures with no tree). */
+enum { EMP_FOLD_METHODS = 1, EMP_FOLD_TREE = 2, EMP_FOLD_BOTH = 3, EMP_FOLD_FLAT = 4 };
 
 /* emp_fold_folded - @path's figures through trace_fold.h with @jobs workers at @hz, making @what.  Return: 0, or
  * -1 when it cannot be opened or the fold handed the dump back (what the views then read through trace.h). */

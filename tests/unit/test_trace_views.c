@@ -28,7 +28,10 @@ static int file_write(void *arg, const void *buf, size_t len)
 	return fwrite(buf, 1, len, arg) == len ? 0 : -5;
 }
 
-enum { MAIN, RUN, HOT, COLD, REC };
+enum { MAIN, RUN, HOT, COLD, REC, REC_COPY };
+
+/* The inner R.rec is a method of its own with the same name (REC_COPY: a second class loader's R). */
+static int rec_copy;
 
 static void write_trace_dump(void)
 {
@@ -47,6 +50,7 @@ static void write_trace_dump(void)
 	emp_dump_add_method(w, HOT, EMP_FRAME_JAVA, 0, "A", "hot", "()V");
 	emp_dump_add_method(w, COLD, EMP_FRAME_JAVA, 0, "B", "cold", "()V");
 	emp_dump_add_method(w, REC, EMP_FRAME_JAVA, 0, "R", "rec", "(I)V");
+	emp_dump_add_method(w, REC_COPY, EMP_FRAME_JAVA, 0, "R", "rec", "(I)V");
 	emp_dump_add_thread(w, 0, 100, 1, "main");
 	emp_dump_add_thread(w, 1, 101, 1, "worker");
 	cr_assert_eq(emp_dump_flush_symbols(w), 0);
@@ -62,7 +66,7 @@ static void write_trace_dump(void)
 	emp_dump_events_exit(e0, 900, 0);
 	emp_dump_events_exit(e0, 1000, 0);
 	emp_dump_events_enter(e1, 0, REC);
-	emp_dump_events_enter(e1, 100, REC);
+	emp_dump_events_enter(e1, 100, rec_copy ? REC_COPY : REC);
 	emp_dump_events_enter(e1, 150, HOT);
 	emp_dump_events_exit(e1, 250, 1);
 	emp_dump_events_exit(e1, 400, 0);
@@ -128,6 +132,27 @@ Test(trace_views, top_weighs_by_traced_time)
 	cr_redirect_stdout();
 	cr_assert_eq(run(emp_cmd_top, "top", "--format=csv", NULL, NULL), 0);
 	/* total: a method's outermost calls (R.rec 500, not 800); shares of 1500 ns */
+	cr_assert_stdout_eq_str("method,self_ns,total_ns,self_pct,total_pct,calls\n"
+				"A.hot,500,500,33.333333333333336,33.333333333333336,3\n"
+				"R.rec,400,500,26.666666666666668,33.333333333333336,2\n"
+				"Main.main,300,1000,20,66.66666666666667,1\n"
+				"A.run,200,600,13.333333333333334,40,1\n"
+				"B.cold,100,100,6.666666666666667,6.666666666666667,1\n");
+}
+
+static void write_rec_copy_dump(void)
+{
+	rec_copy = 1;
+	write_trace_dump();
+}
+
+/* Two methods of one name, one inside the other: `top` cannot fold them chunk by chunk (trace_fold.h) and reads the
+ * dump into a tree instead, with the same figures. */
+Test(trace_views_rec_copy, top_counts_a_call_inside_its_namesake_once, .init = write_rec_copy_dump,
+     .fini = remove_trace_dump)
+{
+	cr_redirect_stdout();
+	cr_assert_eq(run(emp_cmd_top, "top", "--format=csv", NULL, NULL), 0);
 	cr_assert_stdout_eq_str("method,self_ns,total_ns,self_pct,total_pct,calls\n"
 				"A.hot,500,500,33.333333333333336,33.333333333333336,3\n"
 				"R.rec,400,500,26.666666666666668,33.333333333333336,2\n"
