@@ -56,19 +56,26 @@ struct outer {
 	uint64_t ns;
 };
 
-/* A method in a chunk, for its outer entries: its calls open in the chunk and the ns of its outer calls at the
- * current level (touched at @level; UINT32_MAX: none yet). */
+/* A method of a chunk, for the flat figures: its calls open in the chunk, its calls complete there (as add_call()
+ * lays them out), and the ns of those no open call of it enclosed, at the level it was touched at (UINT32_MAX:
+ * none since the last flush). */
 struct nest {
-	uint32_t method, gen;
-	uint32_t open, level;
+	uint32_t method, open;
+	uint32_t level, pad;
+	uint64_t calls, total_ns, self_ns;
 	uint64_t ns;
 };
 
-/* The methods of a chunk (open addressing, at most half full, emptied for the next chunk by a new generation),
- * the ones touched at the current level, and the outer entries made so far. */
+/* The methods of a chunk in the order it met them (a frame's node is its method's index here), found through an
+ * open-addressing table (at most half full, emptied for the next chunk by a new generation); those touched at
+ * the current level; the outer entries made so far. */
 struct nests {
-	struct nest *slots;
-	uint32_t nslots, n, gen;
+	struct nest *e;
+	uint32_t n, cap;
+	struct {
+		uint32_t gen, index;
+	} *slots;
+	uint32_t nslots, gen;
 	uint32_t *touched;
 	uint32_t ntouched, touched_cap;
 	struct outer *outer;
@@ -87,7 +94,7 @@ struct summary {
 	uint32_t nlevels, nopen;      /* levels (closed ones + the last), calls open at the end */
 	uint32_t nnodes;              /* the chunk's tree, in creation order */
 	uint32_t nlate;               /* its late calls */
-	uint32_t nouter;              /* its outer entries (flat figures) */
+	uint32_t nouter, nmethods;    /* its outer entries and its methods' figures (flat figures) */
 	uint32_t has_enter, max_method;
 	uint64_t events;              /* ENTER, EXIT and EXIT_THROW events */
 	uint64_t calls, threw, self_ns, max_ticks, time_violations;
@@ -96,6 +103,7 @@ struct summary {
 	struct lnode *nodes;
 	struct late_call *late;
 	struct outer *outer;
+	struct nest *methods;
 };
 
 /* A chunk's tree under construction: nodes and an open-addressing table (parent, method) -> node, emptied for the
@@ -127,10 +135,10 @@ struct folder {
 	struct emp_trace_clock clock;
 };
 
-/* The flat figures of a method (dump-local id) beyond its calls' (the folders' tables): the inclusive ns of its
- * outermost calls, and its calls still open at the end, closed at the last tick (flat.h). */
+/* The flat figures of a method (dump-local id): its calls and self time, those still open at the end closed at
+ * the last tick, and the inclusive ns of its outermost calls (flat.h). */
 struct flat_method {
-	uint64_t outer_ns, open_calls, open_self_ns;
+	uint64_t calls, self_ns, outer_ns;
 };
 
 /* The reading thread's view of one dump thread: its real stack of open calls. */
@@ -198,7 +206,7 @@ struct emp_trace_fold *emp_trace_fold_new(struct emp_dump_reader *r, unsigned jo
 	f->minor = emp_dump_reader_version_minor(r);
 	f->hz = hz;
 	f->flat = (want & EMP_TRACE_FOLD_FLAT) && !cct;
-	f->methods = (want & EMP_TRACE_FOLD_METHODS) || f->flat; /* the flat figures take the calls from the tables */
+	f->methods = (want & EMP_TRACE_FOLD_METHODS) && !f->flat; /* the flat figures count calls themselves */
 	f->cct = cct;
 	f->map = map;
 	int n = emp_dump_reader_set_fold(r, jobs, fold_chunk, free, f);
@@ -228,6 +236,7 @@ void emp_trace_fold_free(struct emp_trace_fold *f)
 		free(w->late);
 		free(w->tree.nodes);
 		free(w->tree.slots);
+		free(w->nests.e);
 		free(w->nests.slots);
 		free(w->nests.touched);
 		free(w->nests.outer);
@@ -243,11 +252,14 @@ void emp_trace_fold_free(struct emp_trace_fold *f)
 	free(f);
 }
 
-/* add_call() adds to a chunk node's calls, total_ns and self_ns as three consecutive counters (or the merge's
- * three figures, which it adds to the tree's node as emp_cct_add_inclusive() says). */
+/* add_call() adds to a chunk node's or a chunk method's calls, total_ns and self_ns as three consecutive counters
+ * (or the merge's three figures, which it adds to the tree's node as emp_cct_add_inclusive() says). */
 _Static_assert(offsetof(struct lnode, total_ns) == offsetof(struct lnode, calls) + 8 &&
 		       offsetof(struct lnode, self_ns) == offsetof(struct lnode, calls) + 16,
 	       "struct lnode: calls, total_ns, self_ns");
+_Static_assert(offsetof(struct nest, total_ns) == offsetof(struct nest, calls) + 8 &&
+		       offsetof(struct nest, self_ns) == offsetof(struct nest, calls) + 16,
+	       "struct nest: calls, total_ns, self_ns");
 
 /* ---- the workers' side ---------------------------------------------------------------------------------------- */
 
@@ -362,7 +374,7 @@ static inline int get(const uint8_t **p, const uint8_t *end, uint64_t *v)
 static void nests_flush(struct nests *n, uint32_t level)
 {
 	for (uint32_t i = 0; i < n->ntouched; i++) {
-		struct nest *e = &n->slots[n->touched[i]];
+		struct nest *e = &n->e[n->touched[i]];
 		if (n->nouter == n->outer_cap) {
 			n->outer_cap = n->outer_cap ? 2 * n->outer_cap : 256;
 			n->outer = emp_xrealloc(n->outer, n->outer_cap * sizeof(*n->outer));
@@ -374,51 +386,49 @@ static void nests_flush(struct nests *n, uint32_t level)
 	n->ntouched = 0;
 }
 
-/* @method's entry in the chunk, created when absent; a rehash first flushes level @level's touched entries (their
- * slots move: the merge adds up two entries of one method and level). */
-static struct nest *nest_find(struct nests *n, uint32_t method, uint32_t level)
+static uint32_t nest_hash(uint32_t method, uint32_t mask)
 {
-	uint32_t mask = n->nslots - 1;
-	if (n->nslots)
-		for (uint32_t i = method * 0x9e3779b9u >> 7 & mask;; i = (i + 1) & mask) {
-			struct nest *e = &n->slots[i];
-			if (e->gen != n->gen)
-				break;
-			if (e->method == method)
-				return e;
-		}
-	if (2 * (n->n + 1) > n->nslots) { /* at most half full: rehash into twice the room */
-		nests_flush(n, level);
-		uint32_t nslots = n->nslots ? 2 * n->nslots : 256;
-		struct nest *old = n->slots;
-		n->slots = emp_xcalloc(nslots, sizeof(*n->slots));
-		for (uint32_t i = 0; i < n->nslots; i++) {
-			if (old[i].gen != n->gen)
-				continue;
-			uint32_t j = old[i].method * 0x9e3779b9u >> 7 & (nslots - 1);
-			while (n->slots[j].gen == 1)
-				j = (j + 1) & (nslots - 1);
-			n->slots[j] = old[i];
-			n->slots[j].gen = 1;
-		}
-		free(old);
-		n->nslots = nslots;
-		n->gen = 1;
-		mask = nslots - 1;
-	}
-	uint32_t i = method * 0x9e3779b9u >> 7 & mask;
-	while (n->slots[i].gen == n->gen)
-		i = (i + 1) & mask;
-	n->n++;
-	n->slots[i] = (struct nest){ .method = method, .gen = n->gen, .level = UINT32_MAX };
-	return &n->slots[i];
+	return (uint32_t)((method * 0x9e3779b97f4a7c15ull) >> 32) & mask;
 }
 
-/* A call of @method closed in the chunk at @level with @ns: an outer entry when no call of it opened in the chunk
- * is still open. */
-static void nest_exit(struct nests *n, uint32_t method, uint32_t level, uint64_t ns)
+/* The index of @method's entry in the chunk, created when absent. */
+static uint32_t nest_find(struct nests *n, uint32_t method)
 {
-	struct nest *e = nest_find(n, method, level);
+	if (2 * (n->n + 1) > n->nslots) { /* at most half full: rehash into twice the room */
+		uint32_t nslots = n->nslots ? 2 * n->nslots : 256;
+		free(n->slots);
+		n->slots = emp_xcalloc(nslots, sizeof(*n->slots));
+		n->nslots = nslots;
+		n->gen = 1;
+		for (uint32_t k = 0; k < n->n; k++) {
+			uint32_t i = nest_hash(n->e[k].method, nslots - 1);
+			while (n->slots[i].gen == n->gen)
+				i = (i + 1) & (nslots - 1);
+			n->slots[i].gen = n->gen;
+			n->slots[i].index = k;
+		}
+	}
+	uint32_t mask = n->nslots - 1;
+	for (uint32_t i = nest_hash(method, mask);; i = (i + 1) & mask) {
+		if (n->slots[i].gen != n->gen) {
+			if (n->n == n->cap) {
+				n->cap = n->cap ? 2 * n->cap : 256;
+				n->e = emp_xrealloc(n->e, n->cap * sizeof(*n->e));
+			}
+			n->e[n->n] = (struct nest){ .method = method, .level = UINT32_MAX };
+			n->slots[i].gen = n->gen;
+			n->slots[i].index = n->n;
+			return n->n++;
+		}
+		if (n->e[n->slots[i].index].method == method)
+			return n->slots[i].index;
+	}
+}
+
+/* A call of entry @e closed in the chunk at @level with @ns: an outer entry when no call of its method opened in
+ * the chunk is still open. */
+static inline void nest_exit(struct nests *n, struct nest *e, uint32_t level, uint64_t ns)
+{
 	if (--e->open)
 		return;
 	if (e->level != level) {
@@ -426,7 +436,7 @@ static void nest_exit(struct nests *n, uint32_t method, uint32_t level, uint64_t
 			n->touched_cap = n->touched_cap ? 2 * n->touched_cap : 256;
 			n->touched = emp_xrealloc(n->touched, n->touched_cap * sizeof(*n->touched));
 		}
-		n->touched[n->ntouched++] = (uint32_t)(e - n->slots);
+		n->touched[n->ntouched++] = (uint32_t)(e - n->e);
 		e->level = level;
 	}
 	e->ns += ns;
@@ -450,7 +460,7 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 {
 	struct folder *w = f->folders[folder];
 	struct ltree *t = cct ? &w->tree : NULL;
-	struct nests *nests = flat ? &w->nests : NULL;
+	struct nests *nests = flat ? &w->nests : NULL; /* then t is NULL: a frame's node is its nest */
 	const uint8_t *end = p + len;
 	struct summary s = { .ok = 1 };
 	uint64_t thread, ticks = 0, head, dt, extra;
@@ -508,9 +518,11 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 			if (t)
 				node = tree_child(t, d ? (int64_t)w->stack[d - 1].node : -1 - (int64_t)(nl - 1),
 						  (uint32_t)rest);
+			if (nests) {
+				node = nest_find(nests, (uint32_t)rest);
+				nests->e[node].open++;
+			}
 			w->stack[d++] = (struct frame){ .tin = ticks, .method = (uint32_t)rest, .node = node };
-			if (nests)
-				nest_find(nests, (uint32_t)rest, nl - 1)->open++;
 			if (d > lv->max_depth)
 				lv->max_depth = d;
 			if (!s.has_enter || rest > s.max_method)
@@ -534,9 +546,10 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 			}
 			const struct frame *c = &w->stack[--d];
 			s.time_violations += (uint64_t)(ticks < c->tin || (c->has_child && ticks < c->child_tout));
-			uint64_t ns = add_call(w, methods, &s, c, ticks, threw, t ? &t->nodes[c->node].calls : NULL);
+			uint64_t ns = add_call(w, methods, &s, c, ticks, threw,
+					       t ? &t->nodes[c->node].calls : nests ? &nests->e[c->node].calls : NULL);
 			if (nests)
-				nest_exit(nests, c->method, nl - 1, ns);
+				nest_exit(nests, &nests->e[c->node], nl - 1, ns);
 			uint64_t dur = ticks >= c->tin ? ticks - c->tin : 0;
 			if (d) {
 				struct frame *parent = &w->stack[d - 1];
@@ -565,10 +578,12 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 	s.nnodes = t ? t->n : 0;
 	s.nlate = w->nlate;
 	s.nouter = nests ? nests->nouter : 0;
+	s.nmethods = nests ? nests->n : 0;
 	size_t lv_bytes = nl * sizeof(struct level), open_bytes = d * sizeof(struct frame);
 	size_t node_bytes = s.nnodes * sizeof(struct lnode), late_bytes = s.nlate * sizeof(struct late_call);
-	size_t outer_bytes = s.nouter * sizeof(struct outer);
-	struct summary *out = emp_xmalloc(sizeof(*out) + lv_bytes + open_bytes + node_bytes + late_bytes + outer_bytes);
+	size_t outer_bytes = s.nouter * sizeof(struct outer), methods_bytes = s.nmethods * sizeof(struct nest);
+	struct summary *out = emp_xmalloc(sizeof(*out) + lv_bytes + open_bytes + node_bytes + late_bytes + outer_bytes +
+					  methods_bytes);
 	*out = s;
 	out->nlevels = nl;
 	out->nopen = d;
@@ -577,6 +592,7 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 	out->nodes = (struct lnode *)((char *)out->open + open_bytes);
 	out->late = (struct late_call *)((char *)out->nodes + node_bytes);
 	out->outer = (struct outer *)((char *)out->late + late_bytes);
+	out->methods = (struct nest *)((char *)out->outer + outer_bytes);
 	memcpy(out->levels, w->levels, lv_bytes);
 	if (open_bytes) /* w->stack may be NULL otherwise */
 		memcpy(out->open, w->stack, open_bytes);
@@ -586,6 +602,8 @@ static inline __attribute__((always_inline)) void *fold(struct emp_trace_fold *f
 		memcpy(out->late, w->late, late_bytes);
 	if (outer_bytes)
 		memcpy(out->outer, nests->outer, outer_bytes);
+	if (methods_bytes)
+		memcpy(out->methods, nests->e, methods_bytes);
 	/* Relaxed: only a count; emp_trace_fold_finish() reads it after the workers were joined (pthread_join orders
 	 * every worker's additions before it). */
 	__atomic_fetch_add(&f->folded, 1, __ATOMIC_RELAXED);
@@ -596,7 +614,7 @@ static void *fold_chunk(void *arg, unsigned folder, const uint8_t *p, size_t len
 {
 	struct emp_trace_fold *f = arg;
 	if (f->flat)
-		return fold(f, folder, p, len, 1, 0, 1);
+		return fold(f, folder, p, len, 0, 0, 1);
 	if (f->cct)
 		return f->methods ? fold(f, folder, p, len, 1, 1, 0) : fold(f, folder, p, len, 0, 1, 0);
 	return f->methods ? fold(f, folder, p, len, 1, 0, 0) : fold(f, folder, p, len, 0, 0, 0);
@@ -694,10 +712,19 @@ static int outermost(const struct emp_trace_fold *f, const struct rthread *t, ui
 	return f->low[t->stack[i].method].index == i;
 }
 
-/* The outer entries of @s, on @t's real stack as the chunk found it: one of level k is outermost unless a call
- * of its method is open at index depth - 1 - k or below (levels past the bottom hold roots). */
-static void merge_outer(struct emp_trace_fold *f, const struct summary *s, const struct rthread *t)
+/* The flat figures of @s: its methods' calls, and its outer entries on @t's real stack as the chunk found it:
+ * one of level k is outermost unless a call of its method is open at index depth - 1 - k or below (levels past
+ * the bottom hold roots). */
+static void merge_flat(struct emp_trace_fold *f, const struct summary *s, const struct rthread *t)
 {
+	for (uint32_t i = 0; i < s->nmethods; i++) {
+		struct flat_method *fm = flat_method(f, s->methods[i].method);
+		/* its symbol as named now, as trace.h takes it at the entry: the map keeps the first it gave, and a
+		 * later SYMBOLS chunk of a damaged dump may name the id again */
+		emp_symtab_map_get(f->map, s->methods[i].method);
+		fm->calls += s->methods[i].calls;
+		fm->self_ns += s->methods[i].self_ns;
+	}
 	for (uint32_t i = 0; i < s->nouter; i++) {
 		const struct outer *o = &s->outer[i];
 		if (o->level < t->depth && o->method < f->low_cap && f->low[o->method].gen == f->low_gen &&
@@ -730,7 +757,7 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 		graft(f, s, t);
 	if (f->flat) {
 		index_low(f, t);
-		merge_outer(f, s, t);
+		merge_flat(f, s, t);
 	}
 	struct emp_cct_node *root = f->cct ? emp_cct_root(f->cct) : NULL;
 	uint32_t depth = t->depth;
@@ -763,12 +790,16 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 		uint64_t tout = lv->pop_tout;
 		st->time_violations += (uint64_t)(tout < c->tin || (c->has_child && tout < c->child_tout));
 		uint64_t figures[3] = { 0 }; /* calls, total_ns, self_ns, for the tree node's (add_call) */
-		uint64_t ns = add_call(w, f->methods, s, c, tout, (int)lv->pop_threw, f->cct ? figures : NULL);
+		uint64_t ns = add_call(w, f->methods, s, c, tout, (int)lv->pop_threw, figures);
 		depth--;
 		if (f->cct)
 			node_add(f, t, depth, figures[0], figures[1], figures[2]);
-		if (f->flat && outermost(f, t, depth))
-			flat_method(f, c->method)->outer_ns += ns;
+		if (f->flat) {
+			struct flat_method *fm = flat_method(f, c->method);
+			fm->calls++;
+			fm->self_ns += figures[2];
+			fm->outer_ns += outermost(f, t, depth) ? ns : 0;
+		}
 		if (depth) {
 			struct frame *parent = &t->stack[depth - 1];
 			parent->child_ticks += tout >= c->tin ? tout - c->tin : 0;
@@ -845,8 +876,8 @@ static int close_open(struct emp_trace_fold *f)
 				node_add(f, t, d, 1, ns, self_ns);
 			if (f->flat) {
 				struct flat_method *fm = flat_method(f, c->method);
-				fm->open_calls++;
-				fm->open_self_ns += self_ns;
+				fm->calls++;
+				fm->self_ns += self_ns;
 				fm->outer_ns += outermost(f, t, d) ? ns : 0;
 			}
 			if (d) {
@@ -900,31 +931,15 @@ void emp_trace_fold_collect(struct emp_trace_fold *f, struct emp_calls_method *(
 
 int emp_trace_fold_collect_flat(struct emp_trace_fold *f, struct emp_flat *fl)
 {
-	/* Every method's calls and self time over all folders, by dump-local id; then its symbol. */
+	/* Every method's symbol: two of one (two class loaders' copies of a class) nest by name, which the chunks
+	 * did not see; trace.h's reading into a tree tells. */
 	uint32_t n = f->fm_cap;
-	for (unsigned i = 0; i < f->nfolders; i++) {
-		emp_calls_flush(&f->folders[i]->later);
-		n = f->folders[i]->cap > n ? f->folders[i]->cap : n;
-	}
-	struct emp_flat_row *local = emp_xcalloc(n + 1, sizeof(*local));
 	uint32_t *gid = emp_xmalloc((n + 1) * sizeof(*gid)), max_gid = 0;
-	for (unsigned i = 0; i < f->nfolders; i++)
-		for (uint32_t k = 0; k < f->folders[i]->cap; k++) {
-			local[k].calls += f->folders[i]->m[k].calls;
-			local[k].self += f->folders[i]->m[k].self_ns;
-		}
-	for (uint32_t k = 0; k < f->fm_cap; k++) {
-		local[k].calls += f->fm[k].open_calls;
-		local[k].self += f->fm[k].open_self_ns;
-		local[k].total = f->fm[k].outer_ns;
-	}
 	for (uint32_t k = 0; k < n; k++) {
-		gid[k] = local[k].calls ? emp_symtab_map_get(f->map, k) : UINT32_MAX;
+		gid[k] = f->fm[k].calls ? emp_symtab_map_get(f->map, k) : UINT32_MAX;
 		if (gid[k] != UINT32_MAX && gid[k] >= max_gid)
 			max_gid = gid[k] + 1;
 	}
-	/* Two methods of the dump under one name (two class loaders' copies of a class): a call of one inside the
-	 * other is nested by name, which the chunks did not see.  trace.h's reading into a tree tells. */
 	uint32_t *owner = emp_xmalloc((max_gid + 1) * sizeof(*owner));
 	memset(owner, 0xff, (max_gid + 1) * sizeof(*owner));
 	int rc = 0;
@@ -939,14 +954,13 @@ int emp_trace_fold_collect_flat(struct emp_trace_fold *f, struct emp_flat *fl)
 		if (gid[k] == UINT32_MAX)
 			continue;
 		struct emp_flat_row *row = emp_flat_row(fl, gid[k]);
-		row->self += local[k].self;
-		row->total += local[k].total;
-		row->calls += local[k].calls;
+		row->self += f->fm[k].self_ns;
+		row->total += f->fm[k].outer_ns;
+		row->calls += f->fm[k].calls;
 	}
 	if (!rc)
 		fl->all += f->traced_ns;
 	free(owner);
 	free(gid);
-	free(local);
 	return rc;
 }
