@@ -9,12 +9,7 @@
 
 struct emp_flat_row *emp_flat_row(struct emp_flat *fl, uint32_t gid)
 {
-	if (gid >= fl->cap) {
-		uint32_t cap = gid + 1 > 2 * fl->cap ? gid + 1 : 2 * fl->cap;
-		fl->rows = emp_xrealloc(fl->rows, (size_t)cap * sizeof(*fl->rows));
-		memset(fl->rows + fl->cap, 0, (size_t)(cap - fl->cap) * sizeof(*fl->rows));
-		fl->cap = cap;
-	}
+	fl->rows = emp_xgrow(fl->rows, &fl->cap, gid + 1, sizeof(*fl->rows));
 	return &fl->rows[gid];
 }
 

@@ -46,12 +46,7 @@ void emp_folded_names_free(struct emp_folded_names *f)
 /* @gid's name escaped (folded.h), made at its first use. */
 static const struct escaped *escaped(struct emp_folded_names *f, uint32_t gid)
 {
-	if (gid >= f->cap) {
-		uint32_t cap = gid + 1 > 2 * f->cap ? gid + 1 : 2 * f->cap;
-		f->esc = emp_xrealloc(f->esc, cap * sizeof(*f->esc));
-		memset(f->esc + f->cap, 0, (cap - f->cap) * sizeof(*f->esc));
-		f->cap = cap;
-	}
+	f->esc = emp_xgrow(f->esc, &f->cap, gid + 1, sizeof(*f->esc));
 	struct escaped *e = &f->esc[gid];
 	if (!e->s) {
 		const char *name = emp_symtab_name(f->st, gid, f->with_desc);

@@ -101,14 +101,7 @@ struct verdicts {
 static int frame_matches(struct verdicts *vc, const struct emp_profile *p, const struct emp_profile_opts *po,
 			 const char *list, uint32_t gid)
 {
-	if (gid >= vc->cap) {
-		uint32_t n = vc->cap ? vc->cap : 1024;
-		while (n <= gid)
-			n *= 2;
-		vc->v = emp_xrealloc(vc->v, n);
-		memset(vc->v + vc->cap, 0, n - vc->cap);
-		vc->cap = n;
-	}
+	vc->v = emp_xgrow(vc->v, &vc->cap, gid + 1, 1);
 	if (!vc->v[gid])
 		vc->v[gid] = match_list(list, emp_profile_name(p, po, gid)) ? 2 : 1;
 	return vc->v[gid] == 2;
@@ -217,12 +210,7 @@ struct thread_filter {
 
 static int thread_is_wanted(struct thread_filter *tf, uint32_t thread)
 {
-	if (thread >= tf->cap) {
-		uint32_t m = thread + 64;
-		tf->want = emp_xrealloc(tf->want, m);
-		memset(tf->want + tf->cap, 0, m - tf->cap);
-		tf->cap = m;
-	}
+	tf->want = emp_xgrow(tf->want, &tf->cap, thread + 1, 1);
 	if (!tf->want[thread])
 		tf->want[thread] = thread_wanted(tf->list, emp_dump_thread(tf->r, thread)) ? 2 : 1;
 	return tf->want[thread] == 2;

@@ -676,12 +676,7 @@ static void node_add(struct emp_trace_fold *f, const struct rthread *t, uint32_t
 /* The flat figures of dump-local @method, the table grown to hold it (a defined method: the merge checked). */
 static struct flat_method *flat_method(struct emp_trace_fold *f, uint32_t method)
 {
-	if (method >= f->fm_cap) {
-		uint32_t cap = method + 1 > 2 * f->fm_cap ? method + 1 : 2 * f->fm_cap;
-		f->fm = emp_xrealloc(f->fm, (size_t)cap * sizeof(*f->fm));
-		memset(f->fm + f->fm_cap, 0, (size_t)(cap - f->fm_cap) * sizeof(*f->fm));
-		f->fm_cap = cap;
-	}
+	f->fm = emp_xgrow(f->fm, &f->fm_cap, method + 1, sizeof(*f->fm));
 	return &f->fm[method];
 }
 
@@ -694,12 +689,7 @@ static void index_low(struct emp_trace_fold *f, const struct rthread *t)
 	}
 	for (uint32_t i = t->depth; i-- > 0;) {
 		uint32_t m = t->stack[i].method;
-		if (m >= f->low_cap) {
-			uint32_t cap = m + 1 > 2 * f->low_cap ? m + 1 : 2 * f->low_cap;
-			f->low = emp_xrealloc(f->low, (size_t)cap * sizeof(*f->low));
-			memset(f->low + f->low_cap, 0, (size_t)(cap - f->low_cap) * sizeof(*f->low));
-			f->low_cap = cap;
-		}
+		f->low = emp_xgrow(f->low, &f->low_cap, m + 1, sizeof(*f->low));
 		f->low[m].gen = f->low_gen;
 		f->low[m].index = i;
 	}

@@ -59,6 +59,17 @@ void *emp_xrealloc(void *p, size_t n)
 	return q;
 }
 
+void *emp_xgrow(void *p, uint32_t *cap, uint32_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	uint32_t n = need > 2 * *cap ? need : 2 * *cap;
+	char *g = emp_xrealloc(p, (size_t)n * size);
+	memset(g + (size_t)*cap * size, 0, (size_t)(n - *cap) * size);
+	*cap = n;
+	return g;
+}
+
 char *emp_xstrdup(const char *s)
 {
 	char *d = strdup(s);

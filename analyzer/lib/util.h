@@ -5,6 +5,7 @@
 #define EMP_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit statuses of emp-analyze (README "Exit status"). */
@@ -24,6 +25,9 @@ void *emp_xmalloc(size_t n);
 void *emp_xcalloc(size_t n, size_t size);
 void *emp_xrealloc(void *p, size_t n);
 char *emp_xstrdup(const char *s);
+/* emp_xgrow - the array @p of *@cap elements of @size bytes grown, when it holds fewer than @need, to at least
+ * @need and twice *@cap, the new elements zeroed; *@cap updated.  Return: the array (p when not grown). */
+void *emp_xgrow(void *p, uint32_t *cap, uint32_t need, size_t size);
 
 /* emp_open_in - open @dir/@name for reading.  Return: the stream, with *@path its path (the caller frees it); or
  * NULL with *@path NULL and *@missing 1 when the file does not exist (no message), or *@missing 0 after a one-line

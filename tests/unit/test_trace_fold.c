@@ -129,6 +129,14 @@ static void make_temp(char *path)
 	close(fd);
 }
 
+/* A dump of @sh in a new file of @path's template, and its figures through trace.h into @want. */
+static void write_serial(char *path, const struct shape *sh, struct emp_fold_figures *want)
+{
+	make_temp(path);
+	write_dump(path, sh);
+	cr_assert_eq(emp_fold_serial(path, want), 0);
+}
+
 /* The nodes of @c with an ancestor of their own method. */
 static uint32_t recursive_nodes(const struct emp_cct *c)
 {
@@ -288,11 +296,9 @@ Test(trace_fold, a_sample_event_or_another_clock_rate_hands_the_dump_back)
 Test(trace_fold, a_clock_rate_after_the_last_events_hands_the_open_calls_back)
 {
 	char path[] = "/tmp/emp-trace-fold-XXXXXX";
-	make_temp(path);
 	struct shape sh = { .seed = 7, .hz = 1e9, .late_rate = 1 };
-	write_dump(path, &sh);
 	struct emp_fold_figures want;
-	cr_assert_eq(emp_fold_serial(path, &want), 0);
+	write_serial(path, &sh, &want);
 	cr_assert_gt(want.st.unclosed, 0);
 	for (unsigned jobs = 1; jobs <= 3; jobs += 2) {
 		cr_assert_eq(folded_equal(path, jobs, sh.hz, EMP_FOLD_BOTH, &want), -1, "%u jobs", jobs);
@@ -310,11 +316,9 @@ Test(trace_fold, a_clock_rate_after_the_last_events_hands_the_open_calls_back)
 Test(trace_fold, two_methods_of_one_name_hand_the_flat_figures_back)
 {
 	char path[] = "/tmp/emp-trace-fold-XXXXXX";
-	make_temp(path);
 	struct shape sh = { .seed = 4, .hz = 1e9, .alias = 1 };
-	write_dump(path, &sh);
 	struct emp_fold_figures want;
-	cr_assert_eq(emp_fold_serial(path, &want), 0);
+	write_serial(path, &sh, &want);
 	cr_assert_gt(want.m[0].calls, 0);
 	cr_assert_gt(want.m[1].calls, 0);
 	for (unsigned jobs = 1; jobs <= 3; jobs += 2) {

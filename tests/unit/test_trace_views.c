@@ -127,17 +127,19 @@ Test(trace_views, calls_self_ns_are_the_folded_weights)
 				"B.cold,1,100,100,100,100,100,100,0\n");
 }
 
+/* top's csv of the dump: a method's total counts its outermost calls (R.rec 500, not 800); shares of 1500 ns */
+static const char top_csv[] = "method,self_ns,total_ns,self_pct,total_pct,calls\n"
+			      "A.hot,500,500,33.333333333333336,33.333333333333336,3\n"
+			      "R.rec,400,500,26.666666666666668,33.333333333333336,2\n"
+			      "Main.main,300,1000,20,66.66666666666667,1\n"
+			      "A.run,200,600,13.333333333333334,40,1\n"
+			      "B.cold,100,100,6.666666666666667,6.666666666666667,1\n";
+
 Test(trace_views, top_weighs_by_traced_time)
 {
 	cr_redirect_stdout();
 	cr_assert_eq(run(emp_cmd_top, "top", "--format=csv", NULL, NULL), 0);
-	/* total: a method's outermost calls (R.rec 500, not 800); shares of 1500 ns */
-	cr_assert_stdout_eq_str("method,self_ns,total_ns,self_pct,total_pct,calls\n"
-				"A.hot,500,500,33.333333333333336,33.333333333333336,3\n"
-				"R.rec,400,500,26.666666666666668,33.333333333333336,2\n"
-				"Main.main,300,1000,20,66.66666666666667,1\n"
-				"A.run,200,600,13.333333333333334,40,1\n"
-				"B.cold,100,100,6.666666666666667,6.666666666666667,1\n");
+	cr_assert_stdout_eq_str(top_csv);
 }
 
 static void write_rec_copy_dump(void)
@@ -153,12 +155,7 @@ Test(trace_views_rec_copy, top_counts_a_call_inside_its_namesake_once, .init = w
 {
 	cr_redirect_stdout();
 	cr_assert_eq(run(emp_cmd_top, "top", "--format=csv", NULL, NULL), 0);
-	cr_assert_stdout_eq_str("method,self_ns,total_ns,self_pct,total_pct,calls\n"
-				"A.hot,500,500,33.333333333333336,33.333333333333336,3\n"
-				"R.rec,400,500,26.666666666666668,33.333333333333336,2\n"
-				"Main.main,300,1000,20,66.66666666666667,1\n"
-				"A.run,200,600,13.333333333333334,40,1\n"
-				"B.cold,100,100,6.666666666666667,6.666666666666667,1\n");
+	cr_assert_stdout_eq_str(top_csv);
 }
 
 Test(trace_views, top_text_says_the_traced_time)
