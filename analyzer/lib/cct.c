@@ -7,7 +7,8 @@
  *
  * With a limit (emp_cct_limit), a path new once the tree is full ends in its deepest existing node's "more" child,
  * which is made past the limit (at most one per node, so the tree stays under twice the limit) and is every one
- * of its own descendants: emp_cct_child() returns it for any symbol under it. */
+ * of its own descendants: emp_cct_child() returns it for any symbol under it.  emp_cct_prune() makes room again by
+ * folding the lightest contexts into more nodes, compacting the nodes in place (ids stay in creation order). */
 #include "cct.h"
 
 #include <stdlib.h>
@@ -32,6 +33,8 @@ struct emp_cct {
 	uint32_t nslots;
 	uint32_t max_nodes; /* emp_cct_limit(); 0: none */
 	uint32_t more_gid;  /* the symbol of the nodes that take the paths past it */
+	uint32_t pruned_n;  /* nodes right after the last emp_cct_prune() */
+	uint32_t cut;       /* the weight bucket the last prune cut at: where the next one looks first */
 };
 
 static uint32_t slot_of(uint32_t parent, uint32_t gid, uint32_t mask)
@@ -297,4 +300,193 @@ int emp_cct_walk(struct emp_cct *c, int (*cmp)(const void *, const void *), emp_
 	}
 	free(stack);
 	return rc;
+}
+
+int emp_cct_prune_due(const struct emp_cct *c)
+{
+	return c->max_nodes && c->n >= c->max_nodes - c->max_nodes / 4 && c->n != c->pruned_n;
+}
+
+/* A node's weight for the prune: its inclusive samples when the tree has samples, else its inclusive ns; in 4
+ * sub-buckets per power of two, so the cut is found from a histogram in one pass. */
+#define WEIGHT_BUCKETS (65 * 4)
+static unsigned weight_bucket(const struct emp_cct_node *n, int samples)
+{
+	uint64_t w = samples ? n->total_samples : n->total_ns;
+	if (w < 4)
+		return (unsigned)w;
+	unsigned e = 63u - (unsigned)__builtin_clzll(w); /* >= 2 */
+	return 4 * (e - 1) + (unsigned)(w >> (e - 2) & 3);
+}
+
+/* The figures of removed node @n into @dest: all of them when @n is the topmost removed node of its path (the
+ * calls and samples entering the more node from outside), else its calls and self figures only (the inclusive
+ * ones are inside its removed caller's already). */
+static void fold_into(struct emp_cct_node *dest, const struct emp_cct_node *n, int topmost)
+{
+	dest->calls += n->calls;
+	dest->self_ns += n->self_ns;
+	dest->self_samples += n->self_samples;
+	if (topmost) {
+		dest->total_ns += n->total_ns;
+		dest->total_samples += n->total_samples;
+	}
+}
+
+/* What a prune looks at, per node (old id): its caller, its weight's bucket, whether it is a more node, pinned
+ * (or the root), or has a more node. */
+struct prune {
+	uint32_t n;
+	uint32_t *parent;
+	uint16_t *bucket;
+	uint8_t *flags;
+	uint8_t *keep; /* KEEP, and NEW_MORE on a kept caller that gets a more node */
+};
+enum { PINNED = 1, MORE = 2, HAS_MORE = 4 };
+enum { KEEP = 1, NEW_MORE = 2 };
+
+/* Mark in pr->keep what a prune keeps with cut @cut: the pinned nodes, the others of weight bucket >= @cut,
+ * their callers, a kept node's more node.  Return: the nodes the tree then holds, the more nodes it makes
+ * included. */
+static uint32_t mark(struct prune *pr, uint32_t cut)
+{
+	uint32_t kept = 0;
+	for (uint32_t id = 0; id < pr->n; id++)
+		pr->keep[id] = (pr->flags[id] & PINNED) || (!(pr->flags[id] & MORE) && pr->bucket[id] >= cut);
+	for (uint32_t id = pr->n; id-- > 1;) /* a parent's id is below its children's */
+		if (pr->keep[id])
+			pr->keep[pr->parent[id]] = KEEP;
+	for (uint32_t id = 1; id < pr->n; id++) {
+		uint32_t p = pr->parent[id];
+		if (pr->flags[id] & MORE)
+			pr->keep[id] |= pr->keep[p] & KEEP;
+		else if (!pr->keep[id] && pr->keep[p] && !(pr->flags[p] & HAS_MORE) && !(pr->keep[p] & NEW_MORE))
+			pr->keep[p] |= NEW_MORE, kept++;
+	}
+	for (uint32_t id = 0; id < pr->n; id++)
+		kept += pr->keep[id] & KEEP;
+	return kept;
+}
+
+uint32_t *emp_cct_prune(struct emp_cct *c, const uint8_t *pinned)
+{
+	const uint32_t n = c->n;
+	const int samples = emp_cct_root(c)->total_samples != 0;
+	struct prune pr = { n, emp_xmalloc(n * sizeof(uint32_t)), emp_xmalloc(n * sizeof(uint16_t)), emp_xcalloc(n, 1),
+			    emp_xmalloc(n) };
+	pr.flags[0] = PINNED;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct emp_cct_node *x = emp_cct_node(c, id);
+		pr.parent[id] = x->parent->id;
+		pr.bucket[id] = (uint16_t)weight_bucket(x, samples);
+		pr.flags[id] |= (pinned && pinned[id] ? PINNED : 0) | (emp_cct_is_more(c, x) ? MORE : 0);
+		if (emp_cct_is_more(c, x))
+			pr.flags[x->parent->id] |= HAS_MORE;
+	}
+	/* 1. The cut: the lowest weight bucket whose prune leaves at most half the limit (kept nodes only grow as
+	 * the cut falls), or every unpinned node removed when even that leaves more.  Searched from the last
+	 * prune's cut outwards in growing steps, then halving: one prune's cut is near the next one's. */
+	const uint32_t room = c->max_nodes / 2;
+	uint32_t lo = 0, hi = WEIGHT_BUCKETS; /* the cut is in [lo, hi]: mark(hi) fits, mark(lo - 1) does not */
+	if (mark(&pr, c->cut) <= room) {
+		hi = c->cut;
+		for (uint32_t step = 1; hi > 0; step *= 2) {
+			uint32_t at = hi > step ? hi - step : 0;
+			if (mark(&pr, at) > room) {
+				lo = at + 1;
+				break;
+			}
+			hi = at;
+		}
+	} else {
+		lo = c->cut + 1;
+		for (uint32_t step = 1; lo < WEIGHT_BUCKETS; step *= 2) {
+			uint32_t at = lo + step - 1 < WEIGHT_BUCKETS ? lo + step - 1 : WEIGHT_BUCKETS;
+			if (mark(&pr, at) <= room) {
+				hi = at;
+				break;
+			}
+			lo = at + 1;
+		}
+	}
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (mark(&pr, mid) <= room)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	mark(&pr, hi);
+	c->cut = hi;
+	uint8_t *keep = pr.keep;
+	uint32_t *remap = emp_xmalloc(n * sizeof(*remap)); /* first each removed node's destination (old id) */
+	/* 2. Every removed node's figures into the more node of its deepest kept caller, made when missing (after
+	 * the old nodes, so ids stay in creation order). */
+	for (uint32_t id = 1; id < n; id++) {
+		if (keep[id] & KEEP)
+			continue;
+		struct emp_cct_node *x = emp_cct_node(c, id), *p = x->parent;
+		int topmost = keep[p->id] & KEEP;
+		if (topmost) {
+			struct slot *slot = lookup(c, p->id, c->more_gid);
+			remap[id] = slot->id != EMPTY ? slot->id : add_child(c, slot, p, c->more_gid)->id;
+			x = emp_cct_node(c, id); /* add_child() may have grown the blocks' list, not moved a node */
+		} else {
+			remap[id] = remap[p->id];
+		}
+		fold_into(emp_cct_node(c, remap[id]), x, topmost);
+	}
+	/* 3. Compact: kept nodes (and the new more nodes, all kept) move down to dense ids in the same order; then
+	 * parents, children lists (newest first, as add_child() keeps them) and the hash table are made again. */
+	const uint32_t total = c->n;
+	uint32_t *new_id = emp_xmalloc(total * sizeof(*new_id)), *parent_of = emp_xmalloc(total * sizeof(*parent_of));
+	for (uint32_t id = 0; id < total; id++) { /* before any node moves: a moved node overwrites another */
+		const struct emp_cct_node *x = emp_cct_node(c, id);
+		parent_of[id] = x->parent ? x->parent->id : EMPTY;
+	}
+	uint32_t k = 0;
+	for (uint32_t id = 0; id < total; id++) {
+		if (id < n && !(keep[id] & KEEP))
+			continue;
+		new_id[id] = k;
+		parent_of[k] = parent_of[id]; /* k <= id: that entry was read already */
+		if (k != id)
+			*emp_cct_node(c, k) = *emp_cct_node(c, id);
+		emp_cct_node(c, k)->id = k;
+		k++;
+	}
+	for (uint32_t id = 0; id < k; id++) {
+		struct emp_cct_node *x = emp_cct_node(c, id);
+		x->parent = parent_of[id] == EMPTY ? NULL : emp_cct_node(c, new_id[parent_of[id]]);
+		x->first_child = NULL;
+		x->next_sibling = NULL;
+		x->nchildren = 0;
+	}
+	for (uint32_t id = 1; id < k; id++) {
+		struct emp_cct_node *x = emp_cct_node(c, id);
+		x->next_sibling = x->parent->first_child;
+		x->parent->first_child = x;
+		x->parent->nchildren++;
+	}
+	for (uint32_t id = 0; id < n; id++)
+		remap[id] = keep[id] & KEEP ? new_id[id] : new_id[remap[id]];
+	uint32_t blocks = (k + BLOCK - 1) / BLOCK;
+	for (uint32_t b = blocks; b < c->nblocks; b++)
+		free(c->blocks[b]);
+	c->nblocks = blocks;
+	c->n = k;
+	c->pruned_n = k;
+	memset(emp_cct_node(c, k - 1) + 1, 0, ((size_t)blocks * BLOCK - k) * sizeof(struct emp_cct_node));
+	uint32_t nslots = 1024;
+	while (nslots < 2 * k + 2)
+		nslots *= 2;
+	c->nslots = nslots / 2; /* grow_slots() doubles it and hashes every node again */
+	grow_slots(c);
+	free(parent_of);
+	free(new_id);
+	free(pr.parent);
+	free(pr.bucket);
+	free(pr.flags);
+	free(pr.keep);
+	return remap;
 }

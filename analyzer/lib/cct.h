@@ -47,8 +47,24 @@ struct emp_cct_node *emp_cct_node(const struct emp_cct *c, uint32_t id);
  * tree holds @max_nodes nodes, a path not in it yet ends in a "more" node (symbol @more_gid, e.g. a pseudo frame
  * "[more contexts]") under its deepest node that is: one per parent at most, each standing for all of its own
  * descendants, so the tree never holds more than twice @max_nodes nodes and every call and sample is still
- * counted.  Set it before the first node is added. */
+ * counted.  Its users prune it (emp_cct_prune) before it fills, so that the contexts it keeps are the heavy ones
+ * rather than the first ones.  Set it before the first node is added. */
 void emp_cct_limit(struct emp_cct *c, uint32_t max_nodes, uint32_t more_gid);
+/* emp_cct_prune_due - the tree has a limit (emp_cct_limit), holds three quarters of it or more, and has grown
+ * since its last prune: time for emp_cct_prune(). */
+int emp_cct_prune_due(const struct emp_cct *c);
+/* emp_cct_prune - make room in a tree with a limit, at a moment its users choose (the same for every reader of a
+ * dump, so their trees stay alike: trace_fold.h and trace.h prune where a chunk of events begins).  Kept: the
+ * root, the nodes @pinned (by id, emp_cct_size() of them: calls still open on them; NULL: none), the heaviest others (by
+ * total_samples when the root has samples, else by total_ns) as many as fit in half the limit, every caller of a
+ * kept node and a kept node's more node.  Each removed node's figures go to the more node of its deepest kept
+ * caller (made when missing), which counts each call or sample entering it from outside once, as a more node
+ * does; so every call and sample stays counted and the heavy paths keep their own nodes, where a limit alone
+ * keeps the paths seen first.  Nodes move: node pointers are stale after it, ids keep their order.  Return:
+ * every old id's new one (a removed node's: its more node), malloc'ed (the caller frees it).  Exits when out of
+ * memory. */
+uint32_t *emp_cct_prune(struct emp_cct *c, const uint8_t *pinned);
+
 /* emp_cct_is_more - @n is a more node (emp_cct_limit). */
 int emp_cct_is_more(const struct emp_cct *c, const struct emp_cct_node *n);
 

@@ -293,8 +293,11 @@ static int load_folded(struct emp_profile *p, const struct emp_profile_opts *po,
 		rc = emp_trace_fold_collect_flat(f, &p->flat);
 	emp_trace_fold_free(f);
 	if (!rc) {
-		if (cct && !direct)
+		if (cct && !direct) {
 			emp_cct_add_tree(p->cct, cct);
+			if (emp_cct_prune_due(p->cct))
+				free(emp_cct_prune(p->cct, NULL));
+		}
 		p->trace_events += events;
 		if (events)
 			traced_notes(p, r, file, map, &ts, last_ticks,
@@ -337,9 +340,9 @@ static void more_note(struct emp_profile *p, const struct emp_profile_opts *po)
 		snprintf(samples_s, sizeof(samples_s), "%" PRIu64 " samples (%.1f %%)", samples,
 			 root->total_samples ? 100.0 * (double)samples / (double)root->total_samples : 0.0);
 	emp_notes_add(&p->notes,
-		      "more calling contexts than --max-contexts=%" PRIu32 ": %s%s%s of paths past it are in %" PRIu64
-		      " \"" EMP_PROFILE_MORE_CONTEXTS "\" frames under their deepest kept caller; --max-contexts=0 keeps "
-		      "every context, about 140 bytes each",
+		      "more calling contexts than --max-contexts=%" PRIu32 ": %s%s%s of the lightest contexts are in %"
+		      PRIu64 " \"" EMP_PROFILE_MORE_CONTEXTS "\" frames under their deepest kept caller; "
+		      "--max-contexts=0 keeps every context, about 140 bytes each",
 		      max_contexts(po), calls_s,
 		      calls && samples ? " and " : "", samples_s, nodes);
 }
@@ -367,9 +370,15 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 		struct emp_trace_cct tc = { .cct = calls_tree, .map = map, .r = r };
 		struct emp_trace *tr = NULL; /* created at the first trace event */
 		struct thread_filter tf = { .list = po->threads, .r = r };
-		uint64_t samples = 0, last_ticks = 0, traced_before = emp_cct_root(p->cct)->total_ns;
+		uint64_t samples = 0, last_ticks = 0, traced_before = emp_cct_root(p->cct)->total_ns, chunk = 0;
 		struct emp_event ev;
 		while (emp_dump_reader_next(r, &ev)) {
+			if (emp_dump_chunks(r, EMP_CHUNK_EVENTS) != chunk) { /* a chunk begins: the fold prunes here too */
+				chunk = emp_dump_chunks(r, EMP_CHUNK_EVENTS);
+				emp_trace_cct_prune(tr, &tc);
+				if (calls_tree != p->cct && emp_cct_prune_due(p->cct))
+					free(emp_cct_prune(p->cct, NULL));
+			}
 			last_ticks = ev.ticks > last_ticks ? ev.ticks : last_ticks;
 			if (po->threads) {
 				if (!thread_is_wanted(&tf, ev.thread) && !vthread_wanted(po->threads, &ev)) {

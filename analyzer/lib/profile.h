@@ -66,9 +66,10 @@ enum { EMP_OPT_THREADS = 1100, EMP_OPT_INCLUDE, EMP_OPT_EXCLUDE, EMP_OPT_SIGNATU
 	"  --exclude=GLOBS   drop samples with a frame matching one of the globs\n"                               \
 	"  --signatures      Java methods with their descriptor: pkg.Class.method(I)V\n"                           \
 	"  --max-contexts=N  keep at most N calling contexts (default 1000000, about 140 MB; top: 0 = no limit,\n"  \
-	"                    so that every method keeps its own figures; top on a trace makes no tree); the\n"     \
-	"                    calls and samples of paths past it are counted in a \"[more contexts]\" frame\n"      \
-	"                    under their deepest kept caller, and a note says how much of the total they hold\n"
+	"                    so that every method keeps its own figures; top on a trace makes no tree); as the\n"  \
+	"                    tree fills, the calls and samples of its lightest contexts go to a\n"                  \
+	"                    \"[more contexts]\" frame under their deepest kept caller, and a note says how\n"      \
+	"                    much of the total they hold\n"
 
 /* emp_profile_opt - handle @opt when it is one of EMP_PROFILE_OPTS.  Return: 1 when handled, -1 when its value
  * @arg is not valid (--max-contexts: a count up to 2^31), 0 when it is not one of them. */

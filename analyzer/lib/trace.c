@@ -2,6 +2,7 @@
 /* trace.c - calls from ENTER/EXIT events, eoi/ess numbering and validation; see trace.h. */
 #include "trace.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,3 +249,26 @@ static void cct_call(void *arg, const struct emp_trace_call *c, const struct emp
 }
 
 const struct emp_trace_ops emp_trace_cct_ops = { .on_enter = cct_enter, .on_call = cct_call };
+
+void emp_trace_cct_prune(struct emp_trace *t, struct emp_trace_cct *tc)
+{
+	if (!emp_cct_prune_due(tc->cct))
+		return;
+	/* the open calls' nodes, as ids while the nodes move */
+	uint8_t *pinned = emp_xcalloc(emp_cct_size(tc->cct), 1);
+	for (uint32_t i = 0; t && i < t->nthreads; i++)
+		for (uint32_t d = 0; d < t->threads[i].depth; d++) {
+			struct emp_trace_call *c = &t->threads[i].stack[d];
+			uint32_t id = ((const struct emp_cct_node *)c->user)->id;
+			pinned[id] = 1;
+			c->user = (void *)(uintptr_t)id;
+		}
+	uint32_t *remap = emp_cct_prune(tc->cct, pinned);
+	for (uint32_t i = 0; t && i < t->nthreads; i++)
+		for (uint32_t d = 0; d < t->threads[i].depth; d++) {
+			struct emp_trace_call *c = &t->threads[i].stack[d];
+			c->user = emp_cct_node(tc->cct, remap[(uintptr_t)c->user]);
+		}
+	free(remap);
+	free(pinned);
+}

@@ -662,6 +662,22 @@ static void graft(struct emp_trace_fold *f, struct summary *s, const struct rthr
 		s->open[i].node = f->gnode[s->open[i].node];
 }
 
+/* The tree has grown to its prune (cct.h): prune it keeping the open calls' nodes, which then move.  Where trace.h's
+ * readers prune (emp_trace_cct_prune(), at the start of a chunk's events), so the trees stay the same. */
+static void prune(struct emp_trace_fold *f)
+{
+	uint8_t *pinned = emp_xcalloc(emp_cct_size(f->cct), 1);
+	for (uint32_t i = 0; i < f->nthreads; i++)
+		for (uint32_t d = 0; d < f->threads[i].depth; d++)
+			pinned[f->threads[i].stack[d].node] = 1;
+	uint32_t *remap = emp_cct_prune(f->cct, pinned);
+	for (uint32_t i = 0; i < f->nthreads; i++)
+		for (uint32_t d = 0; d < f->threads[i].depth; d++)
+			f->threads[i].stack[d].node = remap[f->threads[i].stack[d].node];
+	free(remap);
+	free(pinned);
+}
+
 /* A call of @t's real stack at depth @d closed: its figures into its tree node, its inclusive time only when the
  * node is not its caller's (emp_cct_add_inclusive: inside a more node, already counted). */
 static void node_add(struct emp_trace_fold *f, const struct rthread *t, uint32_t d, uint64_t calls, uint64_t total_ns,
@@ -743,6 +759,8 @@ static int merge(struct emp_trace_fold *f, uint32_t thread, struct summary *s)
 			method_table_grow(w, l->method);
 		emp_calls_add_later(&w->later, &w->m[l->method], l->ns, l->self_ns, (int)l->threw);
 	}
+	if (f->cct && emp_cct_prune_due(f->cct))
+		prune(f);
 	if (f->cct)
 		graft(f, s, t);
 	if (f->flat) {

@@ -220,3 +220,53 @@ Test(cct, a_limit_sends_new_paths_to_more_nodes)
 	emp_cct_free(src);
 	emp_cct_free(c);
 }
+
+/* Past three quarters of its limit a tree is pruned: the open calls' nodes (pinned) and the heaviest others stay,
+ * with their callers and the more nodes they need, as many as fit in half the limit; every removed node's figures
+ * go to the more node of its deepest kept caller, inclusive ones from the topmost removed node only; ids stay in
+ * creation order. */
+Test(cct, a_prune_keeps_the_heavy_and_open_contexts_and_counts_the_rest_in_more_nodes)
+{
+	struct emp_cct *c = emp_cct_new();
+	emp_cct_limit(c, 10, 99);
+	struct emp_cct_node *root = emp_cct_root(c);
+	struct emp_cct_node *n1 = emp_cct_child(c, root, 1), *n2 = emp_cct_child(c, n1, 2);
+	struct emp_cct_node *n3 = emp_cct_child(c, n2, 3), *n4 = emp_cct_child(c, n1, 4);
+	struct emp_cct_node *n5 = emp_cct_child(c, n4, 5), *n6 = emp_cct_child(c, root, 6);
+	struct emp_cct_node *n7 = emp_cct_child(c, n6, 7); /* open: no figures yet */
+	const struct {
+		struct emp_cct_node *n;
+		uint64_t calls, total, self;
+	} fig[] = { { n1, 1, 1000, 100 }, { n2, 2, 600, 300 }, { n3, 3, 300, 300 },
+		    { n4, 1, 300, 200 },  { n5, 1, 100, 100 }, { n6, 1, 50, 50 } };
+	for (size_t i = 0; i < sizeof(fig) / sizeof(fig[0]); i++) {
+		fig[i].n->calls = fig[i].calls;
+		fig[i].n->total_ns = fig[i].total;
+		fig[i].n->self_ns = fig[i].self;
+	}
+	root->total_ns = 1050;
+	cr_assert(emp_cct_prune_due(c)); /* 8 nodes: three quarters of 10 */
+	uint8_t pinned[8] = { 0 };
+	pinned[n7->id] = 1;
+	uint32_t *remap = emp_cct_prune(c, pinned);
+	/* room for 5: the root, 7 (pinned) and 6 (its caller), then 1 and the more node it needs for 2 and 4 (with
+	 * 2 too, 1 and 2 would each need one: 7 nodes); 2 and 4 enter it from outside, 3 and 5 add calls and self */
+	cr_expect_str_eq(render(c, NULL), "1:0/0(1,1000,100)\n"
+					  "  99:0/0(7,900,900)\n"
+					  "6:0/0(1,50,50)\n"
+					  "  7:0/0(0,0,0)\n");
+	cr_expect_eq(emp_cct_size(c), 5);
+	const uint32_t want[8] = { 0, 1, 4, 4, 4, 4, 2, 3 }; /* old id -> new id */
+	for (uint32_t id = 0; id < 8; id++)
+		cr_expect_eq(remap[id], want[id], "old node %u", id);
+	for (uint32_t id = 1; id < emp_cct_size(c); id++)
+		cr_expect_lt(emp_cct_node(c, id)->parent->id, id); /* creation order: a caller before its callees */
+	cr_expect(!emp_cct_prune_due(c));
+	/* the hash table follows: existing paths are found, a removed one is made again */
+	struct emp_cct_node *k1 = emp_cct_node(c, 1);
+	cr_expect_eq(emp_cct_child(c, emp_cct_node(c, 2), 7)->id, 3);
+	cr_expect_eq(emp_cct_child(c, k1, 99)->id, 4);
+	cr_expect_eq(emp_cct_child(c, k1, 2)->id, 5);
+	free(remap);
+	emp_cct_free(c);
+}
