@@ -350,21 +350,24 @@ enum { KEEP = 1, NEW_MORE = 2 };
  * included. */
 static uint32_t mark(struct prune *pr, uint32_t cut)
 {
-	uint32_t kept = 0;
-	for (uint32_t id = 0; id < pr->n; id++)
-		pr->keep[id] = (pr->flags[id] & PINNED) || (!(pr->flags[id] & MORE) && pr->bucket[id] >= cut);
-	for (uint32_t id = pr->n; id-- > 1;) /* a parent's id is below its children's */
+	/* Callers after their callees (a parent's id is below its children's), so a node is final when reached. */
+	memset(pr->keep, 0, pr->n);
+	for (uint32_t id = pr->n; id-- > 1;) {
+		if ((pr->flags[id] & PINNED) || (!(pr->flags[id] & MORE) && pr->bucket[id] >= cut))
+			pr->keep[id] = KEEP;
 		if (pr->keep[id])
 			pr->keep[pr->parent[id]] = KEEP;
-	for (uint32_t id = 1; id < pr->n; id++) {
+	}
+	pr->keep[0] = KEEP;
+	uint32_t kept = 1;
+	for (uint32_t id = 1; id < pr->n; id++) { /* callers first: their marks are final */
 		uint32_t p = pr->parent[id];
 		if (pr->flags[id] & MORE)
 			pr->keep[id] |= pr->keep[p] & KEEP;
 		else if (!pr->keep[id] && pr->keep[p] && !(pr->flags[p] & HAS_MORE) && !(pr->keep[p] & NEW_MORE))
 			pr->keep[p] |= NEW_MORE, kept++;
-	}
-	for (uint32_t id = 0; id < pr->n; id++)
 		kept += pr->keep[id] & KEEP;
+	}
 	return kept;
 }
 
