@@ -371,31 +371,18 @@ static uint32_t mark(struct prune *pr, uint32_t cut)
 	return kept;
 }
 
-uint32_t *emp_cct_prune(struct emp_cct *c, const uint8_t *pinned)
+/* The cut for @pr: the lowest weight bucket whose prune leaves at most half the limit (kept nodes only grow as the
+ * cut falls), or WEIGHT_BUCKETS (every unpinned node removed) when even that leaves more.  Searched from the last
+ * prune's cut outwards in growing steps, then halving: one prune's cut is near the next one's. */
+static uint32_t find_cut(struct emp_cct *c, struct prune *pr)
 {
-	const uint32_t n = c->n;
-	const int samples = emp_cct_root(c)->total_samples != 0;
-	struct prune pr = { n, emp_xmalloc(n * sizeof(uint32_t)), emp_xmalloc(n * sizeof(uint16_t)), emp_xcalloc(n, 1),
-			    emp_xmalloc(n) };
-	pr.flags[0] = PINNED;
-	for (uint32_t id = 1; id < n; id++) {
-		const struct emp_cct_node *x = emp_cct_node(c, id);
-		pr.parent[id] = x->parent->id;
-		pr.bucket[id] = (uint16_t)weight_bucket(x, samples);
-		pr.flags[id] |= (pinned && pinned[id] ? PINNED : 0) | (emp_cct_is_more(c, x) ? MORE : 0);
-		if (emp_cct_is_more(c, x))
-			pr.flags[x->parent->id] |= HAS_MORE;
-	}
-	/* 1. The cut: the lowest weight bucket whose prune leaves at most half the limit (kept nodes only grow as
-	 * the cut falls), or every unpinned node removed when even that leaves more.  Searched from the last
-	 * prune's cut outwards in growing steps, then halving: one prune's cut is near the next one's. */
 	const uint32_t room = c->max_nodes / 2;
 	uint32_t lo = 0, hi = WEIGHT_BUCKETS; /* the cut is in [lo, hi]: mark(hi) fits, mark(lo - 1) does not */
-	if (mark(&pr, c->cut) <= room) {
+	if (mark(pr, c->cut) <= room) {
 		hi = c->cut;
 		for (uint32_t step = 1; hi > 0; step *= 2) {
 			uint32_t at = hi > step ? hi - step : 0;
-			if (mark(&pr, at) > room) {
+			if (mark(pr, at) > room) {
 				lo = at + 1;
 				break;
 			}
@@ -405,7 +392,7 @@ uint32_t *emp_cct_prune(struct emp_cct *c, const uint8_t *pinned)
 		lo = c->cut + 1;
 		for (uint32_t step = 1; lo < WEIGHT_BUCKETS; step *= 2) {
 			uint32_t at = lo + step - 1 < WEIGHT_BUCKETS ? lo + step - 1 : WEIGHT_BUCKETS;
-			if (mark(&pr, at) <= room) {
+			if (mark(pr, at) <= room) {
 				hi = at;
 				break;
 			}
@@ -414,17 +401,18 @@ uint32_t *emp_cct_prune(struct emp_cct *c, const uint8_t *pinned)
 	}
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (mark(&pr, mid) <= room)
+		if (mark(pr, mid) <= room)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	mark(&pr, hi);
-	c->cut = hi;
-	uint8_t *keep = pr.keep;
-	uint32_t *remap = emp_xmalloc(n * sizeof(*remap)); /* first each removed node's destination (old id) */
-	/* 2. Every removed node's figures into the more node of its deepest kept caller, made when missing (after
-	 * the old nodes, so ids stay in creation order). */
+	return hi;
+}
+
+/* Every node @keep does not keep: its figures into the more node of its deepest kept caller, made when missing
+ * (after the old nodes, so ids stay in creation order), whose old id goes to @dest[id]. */
+static void fold_removed(struct emp_cct *c, const uint8_t *keep, uint32_t n, uint32_t *dest)
+{
 	for (uint32_t id = 1; id < n; id++) {
 		if (keep[id] & KEEP)
 			continue;
@@ -432,17 +420,21 @@ uint32_t *emp_cct_prune(struct emp_cct *c, const uint8_t *pinned)
 		int topmost = keep[p->id] & KEEP;
 		if (topmost) {
 			struct slot *slot = lookup(c, p->id, c->more_gid);
-			remap[id] = slot->id != EMPTY ? slot->id : add_child(c, slot, p, c->more_gid)->id;
-			x = emp_cct_node(c, id); /* add_child() may have grown the blocks' list, not moved a node */
+			dest[id] = slot->id != EMPTY ? slot->id : add_child(c, slot, p, c->more_gid)->id;
 		} else {
-			remap[id] = remap[p->id];
+			dest[id] = dest[p->id];
 		}
-		fold_into(emp_cct_node(c, remap[id]), x, topmost);
+		fold_into(emp_cct_node(c, dest[id]), x, topmost);
 	}
-	/* 3. Compact: kept nodes (and the new more nodes, all kept) move down to dense ids in the same order; then
-	 * parents, children lists (newest first, as add_child() keeps them) and the hash table are made again. */
+}
+
+/* Move the nodes @keep keeps among the first @n (and every later one: the new more nodes) down to dense ids in the
+ * same order, then make parents, children lists (newest first, as add_child() keeps them) and the hash table
+ * again.  @new_id (c->n of them) receives each kept node's new id. */
+static void compact(struct emp_cct *c, const uint8_t *keep, uint32_t n, uint32_t *new_id)
+{
 	const uint32_t total = c->n;
-	uint32_t *new_id = emp_xmalloc(total * sizeof(*new_id)), *parent_of = emp_xmalloc(total * sizeof(*parent_of));
+	uint32_t *parent_of = emp_xmalloc(total * sizeof(*parent_of));
 	for (uint32_t id = 0; id < total; id++) { /* before any node moves: a moved node overwrites another */
 		const struct emp_cct_node *x = emp_cct_node(c, id);
 		parent_of[id] = x->parent ? x->parent->id : EMPTY;
@@ -471,14 +463,12 @@ uint32_t *emp_cct_prune(struct emp_cct *c, const uint8_t *pinned)
 		x->parent->first_child = x;
 		x->parent->nchildren++;
 	}
-	for (uint32_t id = 0; id < n; id++)
-		remap[id] = keep[id] & KEEP ? new_id[id] : new_id[remap[id]];
 	uint32_t blocks = (k + BLOCK - 1) / BLOCK;
 	for (uint32_t b = blocks; b < c->nblocks; b++)
 		free(c->blocks[b]);
 	c->nblocks = blocks;
 	c->n = k;
-	c->pruned_n = k;
+	/* new_node() takes zeroed nodes */
 	memset(emp_cct_node(c, k - 1) + 1, 0, ((size_t)blocks * BLOCK - k) * sizeof(struct emp_cct_node));
 	uint32_t nslots = 1024;
 	while (nslots < 2 * k + 2)
@@ -486,6 +476,32 @@ uint32_t *emp_cct_prune(struct emp_cct *c, const uint8_t *pinned)
 	c->nslots = nslots / 2; /* grow_slots() doubles it and hashes every node again */
 	grow_slots(c);
 	free(parent_of);
+}
+
+uint32_t *emp_cct_prune(struct emp_cct *c, const uint8_t *pinned)
+{
+	const uint32_t n = c->n;
+	const int samples = emp_cct_root(c)->total_samples != 0;
+	struct prune pr = { n, emp_xmalloc(n * sizeof(uint32_t)), emp_xmalloc(n * sizeof(uint16_t)), emp_xcalloc(n, 1),
+			    emp_xmalloc(n) };
+	pr.flags[0] = PINNED;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct emp_cct_node *x = emp_cct_node(c, id);
+		pr.parent[id] = x->parent->id;
+		pr.bucket[id] = (uint16_t)weight_bucket(x, samples);
+		pr.flags[id] |= (pinned && pinned[id] ? PINNED : 0) | (emp_cct_is_more(c, x) ? MORE : 0);
+		if (emp_cct_is_more(c, x))
+			pr.flags[x->parent->id] |= HAS_MORE;
+	}
+	c->cut = find_cut(c, &pr);
+	mark(&pr, c->cut);
+	uint32_t *remap = emp_xmalloc(n * sizeof(*remap)); /* first each removed node's destination (old id) */
+	fold_removed(c, pr.keep, n, remap);
+	uint32_t *new_id = emp_xmalloc(c->n * sizeof(*new_id));
+	compact(c, pr.keep, n, new_id);
+	for (uint32_t id = 0; id < n; id++)
+		remap[id] = pr.keep[id] & KEEP ? new_id[id] : new_id[remap[id]];
+	c->pruned_n = c->n;
 	free(new_id);
 	free(pr.parent);
 	free(pr.bucket);
