@@ -263,6 +263,13 @@ static struct emp_cct *new_tree(const struct emp_profile *p, const struct emp_pr
 	return c;
 }
 
+/* Prune @c when it is due (cct.h), no call being open in it. */
+static void prune_unpinned(struct emp_cct *c)
+{
+	if (emp_cct_prune_due(c))
+		free(emp_cct_prune(c, NULL));
+}
+
 /* Load trace dump @file with trace_fold.h (every chunk on its own core) at clock rate @hz.  Return: 1 done (or
  * reported unreadable), 0 when it needs trace.h's reading (nothing was added). */
 static int load_folded(struct emp_profile *p, const struct emp_profile_opts *po, struct emp_input *in,
@@ -295,8 +302,7 @@ static int load_folded(struct emp_profile *p, const struct emp_profile_opts *po,
 	if (!rc) {
 		if (cct && !direct) {
 			emp_cct_add_tree(p->cct, cct);
-			if (emp_cct_prune_due(p->cct))
-				free(emp_cct_prune(p->cct, NULL));
+			prune_unpinned(p->cct);
 		}
 		p->trace_events += events;
 		if (events)
@@ -370,15 +376,10 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 		struct emp_trace_cct tc = { .cct = calls_tree, .map = map, .r = r };
 		struct emp_trace *tr = NULL; /* created at the first trace event */
 		struct thread_filter tf = { .list = po->threads, .r = r };
-		uint64_t samples = 0, last_ticks = 0, traced_before = emp_cct_root(p->cct)->total_ns, chunk = 0;
+		uint64_t samples = 0, last_ticks = 0, traced_before = emp_cct_root(p->cct)->total_ns;
 		struct emp_event ev;
 		while (emp_dump_reader_next(r, &ev)) {
-			if (emp_dump_chunks(r, EMP_CHUNK_EVENTS) != chunk) { /* a chunk begins: the fold prunes here too */
-				chunk = emp_dump_chunks(r, EMP_CHUNK_EVENTS);
-				emp_trace_cct_prune(tr, &tc);
-				if (calls_tree != p->cct && emp_cct_prune_due(p->cct))
-					free(emp_cct_prune(p->cct, NULL));
-			}
+			emp_trace_cct_prune(tr, &tc); /* where a chunk begins, as the fold does */
 			last_ticks = ev.ticks > last_ticks ? ev.ticks : last_ticks;
 			if (po->threads) {
 				if (!thread_is_wanted(&tf, ev.thread) && !vthread_wanted(po->threads, &ev)) {
@@ -411,6 +412,8 @@ void emp_profile_load(struct emp_profile *p, const struct emp_profile_opts *po, 
 				continue;
 			}
 			emp_cct_add_stack(p->cct, gids, depth, 1);
+			if (calls_tree != p->cct) /* no call open in this tree: any moment will do */
+				prune_unpinned(p->cct);
 			samples++;
 		}
 		if (tr) {

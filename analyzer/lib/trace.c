@@ -252,6 +252,10 @@ const struct emp_trace_ops emp_trace_cct_ops = { .on_enter = cct_enter, .on_call
 
 void emp_trace_cct_prune(struct emp_trace *t, struct emp_trace_cct *tc)
 {
+	uint64_t chunk = emp_dump_chunks(tc->r, EMP_CHUNK_EVENTS);
+	if (chunk == tc->chunk)
+		return;
+	tc->chunk = chunk;
 	if (!emp_cct_prune_due(tc->cct))
 		return;
 	/* the open calls' nodes, as ids while the nodes move */

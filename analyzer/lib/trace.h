@@ -118,12 +118,13 @@ struct emp_trace_cct {
 	struct emp_symtab_map *map; /* local ids of the dump being fed -> global symbol ids */
 	struct emp_dump_reader *r;  /* that dump: durations via emp_dump_ticks_to_ns() (the META rate while streaming) */
 	struct emp_trace_clock clock; /* emp_trace_ns() of r, cached */
+	uint64_t chunk;             /* emp_dump_chunks() of EVENTS at the last emp_trace_cct_prune() */
 };
 extern const struct emp_trace_ops emp_trace_cct_ops;
-/* emp_trace_cct_prune - call where each chunk of events begins (emp_dump_chunks() of EVENTS changed): prune the
- * tree when it is due (cct.h emp_cct_prune_due), keeping the nodes of @t's open calls (@t fed with
- * emp_trace_cct_ops or ops that keep its node in c->user; NULL: none yet), which follow their nodes.  trace_fold.h
- * prunes at the same moments, so both readers make the same tree. */
+/* emp_trace_cct_prune - call before each event of tc->r: where a chunk of events begins (emp_dump_chunks() of
+ * EVENTS changed), prune the tree when it is due (cct.h emp_cct_prune_due), keeping the nodes of @t's open calls
+ * (@t fed with emp_trace_cct_ops or ops that keep its node in c->user; NULL: none yet), which follow their nodes.
+ * trace_fold.h prunes at the same moments, so both readers make the same tree. */
 void emp_trace_cct_prune(struct emp_trace *t, struct emp_trace_cct *tc);
 
 #endif /* EMP_TRACE_H */

@@ -663,7 +663,7 @@ static void graft(struct emp_trace_fold *f, struct summary *s, const struct rthr
 }
 
 /* The tree has grown to its prune (cct.h): prune it keeping the open calls' nodes, which then move.  Where trace.h's
- * readers prune (emp_trace_cct_prune(), at the start of a chunk's events), so the trees stay the same. */
+ * readers prune (emp_trace_cct_prune(), where a chunk of events begins), so the trees stay the same. */
 static void prune(struct emp_trace_fold *f)
 {
 	uint8_t *pinned = emp_xcalloc(emp_cct_size(f->cct), 1);

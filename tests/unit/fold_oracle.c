@@ -88,12 +88,8 @@ int emp_fold_serial(const char *path, struct emp_fold_figures *x)
 	static const struct emp_trace_ops ops = { .on_enter = on_enter, .on_call = on_call };
 	struct emp_trace *t = emp_trace_new(&ops, &sc);
 	struct emp_event e;
-	uint64_t chunk = 0;
 	while (emp_dump_reader_next(r, &e)) {
-		if (emp_dump_chunks(r, EMP_CHUNK_EVENTS) != chunk) { /* where the fold prunes its tree */
-			chunk = emp_dump_chunks(r, EMP_CHUNK_EVENTS);
-			emp_trace_cct_prune(t, &sc.tc);
-		}
+		emp_trace_cct_prune(t, &sc.tc); /* where the fold prunes its tree */
 		x->last_ticks = e.ticks > x->last_ticks ? e.ticks : x->last_ticks;
 		emp_trace_event(t, &e);
 	}
