@@ -71,23 +71,30 @@ static void kj_of(const struct emp_iter_set *s, unsigned group, uint32_t id, dou
 	free(var);
 }
 
-/* The test, interval and verdict of node @n from the per-VM values of both groups (@v: scratch of s->nvms). */
-static void test_node(const struct emp_iter_set *s, const struct emp_compare_opts *o, struct emp_cct_node *n,
-		      double *v[2], struct emp_compare_row *r)
+/* Node @id's per-VM values by group into @v (scratch of s->nvms each), their counts into @k; return in @m each
+ * group's mean. */
+static void values_of(const struct emp_iter_set *s, uint32_t id, double *v[2], size_t k[2], double m[2])
 {
-	size_t k[2] = { 0, 0 };
+	k[0] = k[1] = 0;
 	for (size_t i = 0; i < s->nvms; i++)
-		v[s->vms[i].group][k[s->vms[i].group]++] = emp_iter_value(&s->vms[i], n->id);
-	double m0 = emp_stats_mean(v[0], k[0]), m1 = emp_stats_mean(v[1], k[1]);
+		v[s->vms[i].group][k[s->vms[i].group]++] = emp_iter_value(&s->vms[i], id);
+	m[0] = emp_stats_mean(v[0], k[0]);
+	m[1] = emp_stats_mean(v[1], k[1]);
+}
+
+/* The test, interval and verdict of node @n from the per-VM values @v of both groups, @k of each, means @m. */
+static void test_node(const struct emp_compare_opts *o, struct emp_cct_node *n, double *v[2], const size_t k[2],
+		      const double m[2], struct emp_compare_row *r)
+{
 	r->n = n;
-	r->base_mean = m0;
-	r->new_mean = m1;
+	r->base_mean = m[0];
+	r->new_mean = m[1];
 	if (emp_stats_run(o->test, v[0], k[0], v[1], k[1], &r->res))
 		r->res.p = NAN;
 	if (emp_stats_boot_ratio(v[1], k[1], v[0], k[0], o->resamples, 0.95, o->seed + n->id, &r->ratio))
 		r->ratio = (struct emp_stats_ci){ NAN, NAN, NAN };
 	if (r->res.p < o->alpha)
-		r->verdict = m1 > m0 ? EMP_COMPARE_SLOWER : m1 < m0 ? EMP_COMPARE_FASTER : EMP_COMPARE_UNCHANGED;
+		r->verdict = m[1] > m[0] ? EMP_COMPARE_SLOWER : m[1] < m[0] ? EMP_COMPARE_FASTER : EMP_COMPARE_UNCHANGED;
 }
 
 void emp_compare_run(const struct emp_iter_set *s, const struct emp_compare_opts *o, struct emp_compare *out)
@@ -95,24 +102,27 @@ void emp_compare_run(const struct emp_iter_set *s, const struct emp_compare_opts
 	memset(out, 0, sizeof(*out));
 	uint32_t nn = emp_cct_size(s->cct);
 	out->iteration = emp_cct_root(s->cct)->first_child;
-	double *v[2] = { emp_xcalloc(s->nvms, sizeof(double)), emp_xcalloc(s->nvms, sizeof(double)) };
-	struct emp_compare_row *rows = emp_xcalloc(nn, sizeof(*rows));
-	size_t nrows = 0;
+	double *v[2] = { emp_xcalloc(s->nvms, sizeof(double)), emp_xcalloc(s->nvms, sizeof(double)) }, m[2];
+	size_t k[2];
+	/* The --min-pct cut first: the tests and their bootstrap run only on the nodes above it (a whole-program
+	 * trace has millions of nodes, nearly all of them far below). */
 	double root_mean = 0;
-	for (uint32_t id = 1; id < nn; id++) {
-		struct emp_compare_row *r = &rows[nrows++];
-		test_node(s, o, emp_cct_node(s->cct, id), v, r);
-		if (r->n == out->iteration)
-			root_mean = fmax(r->base_mean, r->new_mean);
+	if (out->iteration) {
+		values_of(s, out->iteration->id, v, k, m);
+		root_mean = fmax(m[0], m[1]);
+	}
+	struct emp_compare_row *rows = NULL;
+	uint32_t nrows = 0, cap = 0;
+	for (uint32_t id = 1; id < nn && root_mean > 0; id++) {
+		values_of(s, id, v, k, m);
+		if (fmax(m[0], m[1]) < o->min_pct / 100.0 * root_mean)
+			continue;
+		rows = emp_xgrow(rows, &cap, nrows + 1, sizeof(*rows));
+		test_node(o, emp_cct_node(s->cct, id), v, k, m, &rows[nrows++]);
 	}
 	free(v[0]);
 	free(v[1]);
-	/* the --min-pct cut, then root causes among what is left */
-	size_t w = 0;
-	for (size_t i = 0; i < nrows; i++)
-		if (fmax(rows[i].base_mean, rows[i].new_mean) >= o->min_pct / 100.0 * root_mean && root_mean > 0)
-			rows[w++] = rows[i];
-	nrows = w;
+	/* root causes among what is left */
 	out->ncause = emp_compare_mark_causes(rows, nrows, nn);
 	for (size_t i = 0; i < nrows; i++) {
 		struct emp_compare_row *r = &rows[i];
