@@ -24,13 +24,26 @@ void emp_cli_usage_error(struct emp_cli *c, const char *fmt, ...)
 	exit(EMP_EXIT_USAGE);
 }
 
+__attribute__((noreturn)) static void bad_max_contexts(struct emp_cli *c, const char *arg)
+{
+	emp_cli_usage_error(c, "--max-contexts=%s: expected a count of calling contexts up to 2147483648 (0: no limit)",
+			    arg);
+}
+
 int emp_cli_profile(struct emp_cli *c, struct emp_profile_opts *po, int opt, const char *arg)
 {
 	int rc = emp_profile_opt(po, opt, arg);
 	if (rc < 0)
-		emp_cli_usage_error(c, "--max-contexts=%s: expected a count of calling contexts up to 2147483648 "
-				    "(0: no limit)", arg);
+		bad_max_contexts(c, arg);
 	return rc;
+}
+
+uint32_t emp_cli_max_contexts(struct emp_cli *c, const char *arg)
+{
+	uint32_t max;
+	if (emp_profile_parse_max_contexts(arg, &max))
+		bad_max_contexts(c, arg);
+	return max;
 }
 
 int emp_cli_common(struct emp_cli *c, int opt, const char *arg)

@@ -38,6 +38,8 @@ struct emp_profile_opts;
 /* emp_cli_profile - handle @opt when it is one of profile.h's EMP_PROFILE_OPTS; a usage error (exit 2) for a bad
  * value.  Return: 1 when handled, 0 when it is not one of them. */
 int emp_cli_profile(struct emp_cli *c, struct emp_profile_opts *po, int opt, const char *arg);
+/* emp_cli_max_contexts - @arg as the value of --max-contexts (profile.h); a usage error (exit 2) when it is not. */
+uint32_t emp_cli_max_contexts(struct emp_cli *c, const char *arg);
 /* Usage error: one line naming the problem and a hint, exit 2. */
 __attribute__((noreturn, format(printf, 2, 3))) void emp_cli_usage_error(struct emp_cli *c, const char *fmt, ...);
 /* emp_cli_number - the value of option --@opt, a number in [@lo, @hi]; a usage error (exit 2) otherwise. */

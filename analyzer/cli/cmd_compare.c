@@ -26,7 +26,8 @@ static const char usage[] =
 	"iteration method down) its per-VM value is the mean over the measurement iterations of its inclusive time\n"
 	"(trace mode, ns) or inclusive sample count (sample mode), 0 in iterations where the node is absent.\n"
 	"A dump recorded without iteration= is one iteration, the whole run: its node `run` holds all its samples\n"
-	"(or the traced time of its root calls), every path starts at a thread's root frame, --warmup does not apply.\n"
+	"(or the traced time of its root calls; a call the end of the recording cut, as System.exit does, ends with\n"
+	"it), every path starts at a thread's root frame, --warmup does not apply.\n"
 	"Pure mode (no agent): each DIR holds instead one java-sut --timings file (*.csv, header iteration,duration_ns)\n"
 	"per VM run; the one node is the iteration (named by --iteration-name), its per-VM value the mean duration_ns\n"
 	"of the rows after --warmup (java-sut writes no row for its own warm-up iterations).  A DIR holding both *.emp\n"
@@ -43,7 +44,7 @@ static const char usage[] =
 	"                    emp.sut.CallTree.runIteration, the node path the iteration method has in dumps)\n"
 	"  --run-time=T      a pure mode's DIR of emp-run (EXP/<mode>/<version>, no files of either kind): a VM's\n"
 	"                    value is its run's process time (cpu, default) or elapsed time from EXP/runs.csv\n"
-	EMP_ITER_CLI_CPU_USAGE
+	EMP_ITER_CLI_DUMP_USAGE
 	"  --test=T          mwu (default: Mann-Whitney U as scipy's method='auto'), mwu-commons (commons-math3,\n"
 	"                    as Peass), welch (Welch's t-test)\n"
 	"  --alpha=A         significance level (default 0.01)\n"
@@ -129,7 +130,7 @@ static void add_notes(struct emp_report *rep, const struct emp_iter_set *s, cons
 		emp_report_note(rep, "%s: %s, %d VMs, %u-%u measurement iterations each (after --warmup %u)",
 				g ? "new " : "base", ic->dir[g], nv[g], lo, hi, ic->io.warmup);
 	}
-	emp_iter_cli_cpu_notes(rep, s, ic);
+	emp_iter_cli_notes(rep, s, ic);
 	emp_report_note(rep, "test %s, alpha %g, ratio = new/base with a 95 %% bootstrap interval (%u resamples, seed %llu)",
 			emp_stats_test_name(o->test), o->alpha, o->resamples, (unsigned long long)o->seed);
 	emp_report_note(rep, "%zu nodes at or above %g %% of the iteration: %zu changed, %zu root causes", c->nrows,
@@ -291,11 +292,10 @@ int emp_cmd_compare(int argc, char **argv)
 
 	struct emp_iter_set *s = emp_iter_new(&ic.io);
 	int nv[2];
-	for (unsigned g = 0; g < 2; g++)
-		if ((nv[g] = emp_iter_load_dir(s, &cli.in, g, ic.dir[g])) < 0) {
-			emp_iter_free(s);
-			return EMP_EXIT_ERROR;
-		}
+	if (emp_iter_cli_load(&cli, s, &ic, nv)) {
+		emp_iter_free(s);
+		return EMP_EXIT_ERROR;
+	}
 	if (o.test == EMP_STATS_WELCH && (nv[0] < 2 || nv[1] < 2)) {
 		emp_errorf("--test=welch needs at least 2 VMs per version (%d base, %d new)", nv[0], nv[1]);
 		emp_iter_free(s);

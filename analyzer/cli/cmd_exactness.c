@@ -44,7 +44,7 @@ static const char usage[] =
 	"                    warm-up rows)\n"
 	"  --iteration-name=NAME  timing files: the name of their one node (default iteration)\n"
 	"  --run-time=T      a pure mode's DIR of emp-run: a VM's value is its run's cpu (default) or elapsed time\n"
-	EMP_ITER_CLI_CPU_USAGE
+	EMP_ITER_CLI_DUMP_USAGE
 	"  --test=T          mwu (default), mwu-commons or welch, as in compare\n"
 	"  --alpha=A         significance level (default 0.01)\n"
 	"  --f1=F            threshold for the required VMs (default 0.98; F1 must be above it)\n"
@@ -301,7 +301,7 @@ static void print_required(const struct emp_iter_set *s, const struct args *a, c
 	emp_report_note(rep, "mode=%s, iterations of %s; base %s: %d VMs, new %s: %d VMs, %u+ measurement iterations",
 			emp_iter_mode_name(s->mode), emp_symtab_name(s->st, s->iter_gid, 0), ic->dir[0], nv[0],
 			ic->dir[1], nv[1], g->min_iters);
-	emp_iter_cli_cpu_notes(rep, s, ic);
+	emp_iter_cli_notes(rep, s, ic);
 	emp_report_note(rep, "test %s, alpha %g, %u resamples per cell and kind, seed %llu, k = %zu..%zu",
 			emp_stats_test_name(ic->test), ic->alpha, ic->resamples, (unsigned long long)ic->seed, g->kmin,
 			g->kmax);
@@ -360,9 +360,8 @@ int emp_cmd_exactness(int argc, char **argv)
 	struct node_grid *ng = NULL;
 	size_t nng = 0;
 	int nv[2], rc = EMP_EXIT_ERROR;
-	for (unsigned k = 0; k < 2; k++)
-		if ((nv[k] = emp_iter_load_dir(s, &cli.in, k, a.ic.dir[k])) < 0)
-			goto out;
+	if (emp_iter_cli_load(&cli, s, &a.ic, nv))
+		goto out;
 	if (choose_grid(s, &a, nv, &g))
 		goto out;
 	nng = select_nodes(s, a.nodes, &ng);

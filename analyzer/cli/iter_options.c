@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "output.h"
+#include "profile.h"
 
 void emp_iter_cli_init(struct emp_iter_cli *c)
 {
-	*c = (struct emp_iter_cli){ .test = EMP_STATS_MWU, .alpha = 0.01, .resamples = 1000, .seed = 1 };
+	*c = (struct emp_iter_cli){ .test = EMP_STATS_MWU, .alpha = 0.01, .resamples = 1000, .seed = 1,
+				    .io.max_contexts = EMP_PROFILE_MAX_CONTEXTS };
 }
 
 enum emp_timings_run_time emp_iter_cli_run_time(struct emp_cli *cli, const char *arg)
@@ -68,13 +70,30 @@ int emp_iter_cli_option(struct emp_cli *cli, struct emp_iter_cli *c, int opt, co
 	case EMP_ITER_OPT_DROP_DISTURBED:
 		c->io.drop_disturbed = arg ? emp_cli_number(cli, "drop-disturbed", arg, 1, 1e9) : EMP_ITER_DISTURBED_FACTOR;
 		return 1;
+	case EMP_ITER_OPT_MAX_CONTEXTS:
+		c->io.max_contexts = emp_cli_max_contexts(cli, arg);
+		return 1;
 	default:
 		return 0;
 	}
 }
 
-void emp_iter_cli_cpu_notes(struct emp_report *rep, const struct emp_iter_set *s, const struct emp_iter_cli *c)
+int emp_iter_cli_load(struct emp_cli *cli, struct emp_iter_set *s, const struct emp_iter_cli *c, int nv[2])
 {
+	for (unsigned g = 0; g < 2; g++)
+		if ((nv[g] = emp_iter_load_dir(s, &cli->in, g, c->dir[g])) < 0)
+			return -1;
+	return emp_iter_settle(s, &cli->in);
+}
+
+void emp_iter_cli_notes(struct emp_report *rep, const struct emp_iter_set *s, const struct emp_iter_cli *c)
+{
+	double share[2];
+	uint32_t nmore = emp_iter_more_share(s, share);
+	if (nmore)
+		emp_report_note(rep, "--max-contexts %u: %u \"[more contexts]\" nodes hold %.1f %% (base) and %.1f %% (new) "
+				"of the iteration method's value", (unsigned)c->io.max_contexts, (unsigned)nmore,
+				100 * share[0], 100 * share[1]);
 	if (c->io.metric == EMP_ITER_METRIC_CPU)
 		emp_report_note(rep, "metric cpu: the iteration method's value is its thread CPU time in ns");
 	if (c->io.drop_disturbed > 0)

@@ -25,6 +25,7 @@ enum {
 	EMP_ITER_OPT_RUN_TIME,
 	EMP_ITER_OPT_METRIC,
 	EMP_ITER_OPT_DROP_DISTURBED,
+	EMP_ITER_OPT_MAX_CONTEXTS,
 	EMP_ITER_OPT_FIRST_FREE
 };
 #define EMP_ITER_CLI_OPTS                                                                                      \
@@ -39,11 +40,13 @@ enum {
 	{ "iteration-name", required_argument, NULL, EMP_ITER_OPT_ITER_NAME },                                 \
 	{ "run-time", required_argument, NULL, EMP_ITER_OPT_RUN_TIME },                                        \
 	{ "metric", required_argument, NULL, EMP_ITER_OPT_METRIC },                                            \
-	{ "drop-disturbed", optional_argument, NULL, EMP_ITER_OPT_DROP_DISTURBED }
+	{ "drop-disturbed", optional_argument, NULL, EMP_ITER_OPT_DROP_DISTURBED },                            \
+	{ "max-contexts", required_argument, NULL, EMP_ITER_OPT_MAX_CONTEXTS }
 
 struct emp_iter_cli {
 	const char *dir[2];          /* --base, --new */
-	struct emp_iter_opts io;     /* --warmup, --sample-ns, --iteration-name, --run-time */
+	struct emp_iter_opts io;     /* --warmup, --sample-ns, --iteration-name, --run-time, --metric, --drop-disturbed,
+				      * --max-contexts (EMP_PROFILE_MAX_CONTEXTS) */
 	enum emp_stats_test test;    /* --test (mwu) */
 	double alpha;                /* --alpha (0.01) */
 	unsigned resamples;          /* --resamples (1000) */
@@ -59,15 +62,23 @@ int emp_iter_cli_option(struct emp_cli *cli, struct emp_iter_cli *c, int opt, co
 enum emp_timings_run_time emp_iter_cli_run_time(struct emp_cli *cli, const char *arg);
 /* emp_iter_cli_done - after the options: no operand may follow, and both sets are required (usage errors). */
 /* The usage lines of --metric and --drop-disturbed, shared by compare and exactness. */
-#define EMP_ITER_CLI_CPU_USAGE                                                                                 \
+#define EMP_ITER_CLI_DUMP_USAGE                                                                                \
 	"  --metric=M        dumps: the iteration method's own value is its wall time (wall, default) or its\n"    \
 	"                    thread CPU time in ns (cpu; dumps of format 1.2 recorded with iteration=)\n"          \
 	"  --drop-disturbed[=F]  dumps: drop the measurement iterations whose wall time exceeds F times their CPU\n" \
-	"                    time (default F 1.1), counted in a note\n"
+	"                    time (default F 1.1), counted in a note\n"                                            \
+	"  --max-contexts=N  dumps: keep at most N calling contexts over all VMs (default 1000000; 0 = no limit):\n" \
+	"                    as the tree fills, the values of its lightest contexts go to a \"[more contexts]\"\n"  \
+	"                    node under their deepest kept caller (a note says how much they hold)\n"
+
+/* emp_iter_cli_load - read --base (group 0) and --new (group 1) into @s (iterations.h emp_iter_load_dir, then
+ * emp_iter_settle); @nv: the VMs of each.  Return: 0, or -1 after printing one line. */
+int emp_iter_cli_load(struct emp_cli *cli, struct emp_iter_set *s, const struct emp_iter_cli *c, int nv[2]);
 
 struct emp_report;
-/* emp_iter_cli_cpu_notes - the notes on --metric and --drop-disturbed (none when both are at their defaults). */
-void emp_iter_cli_cpu_notes(struct emp_report *rep, const struct emp_iter_set *s, const struct emp_iter_cli *c);
+/* emp_iter_cli_notes - the notes on --metric, --drop-disturbed (none at their defaults) and on the contexts
+ * --max-contexts folded into "[more contexts]" (none when it folded none). */
+void emp_iter_cli_notes(struct emp_report *rep, const struct emp_iter_set *s, const struct emp_iter_cli *c);
 
 void emp_iter_cli_done(struct emp_cli *cli, const struct emp_iter_cli *c, int argc, char **argv);
 

@@ -33,6 +33,7 @@ struct emp_cct {
 	uint32_t nslots;
 	uint32_t max_nodes; /* emp_cct_limit(); 0: none */
 	uint32_t more_gid;  /* the symbol of the nodes that take the paths past it */
+	int frozen;         /* emp_cct_freeze(): only more nodes are made */
 	uint32_t pruned_n;  /* nodes right after the last emp_cct_prune() */
 	uint32_t cut;       /* the weight bucket the last prune cut at: where the next one looks first */
 };
@@ -126,6 +127,11 @@ void emp_cct_limit(struct emp_cct *c, uint32_t max_nodes, uint32_t more_gid)
 	c->more_gid = more_gid;
 }
 
+void emp_cct_freeze(struct emp_cct *c)
+{
+	c->frozen = 1;
+}
+
 int emp_cct_is_more(const struct emp_cct *c, const struct emp_cct_node *n)
 {
 	return c->max_nodes && n->parent && n->gid == c->more_gid;
@@ -153,7 +159,7 @@ struct emp_cct_node *emp_cct_child(struct emp_cct *c, struct emp_cct_node *paren
 	struct slot *slot = lookup(c, parent->id, gid);
 	if (slot->id != EMPTY)
 		return emp_cct_node(c, slot->id);
-	if (c->max_nodes && c->n >= c->max_nodes && gid != c->more_gid) {
+	if (c->max_nodes && (c->n >= c->max_nodes || c->frozen) && gid != c->more_gid) {
 		gid = c->more_gid;
 		slot = lookup(c, parent->id, gid);
 		if (slot->id != EMPTY)
@@ -304,7 +310,7 @@ int emp_cct_walk(struct emp_cct *c, int (*cmp)(const void *, const void *), emp_
 
 int emp_cct_prune_due(const struct emp_cct *c)
 {
-	return c->max_nodes && c->n >= c->max_nodes - c->max_nodes / 4 && c->n != c->pruned_n;
+	return c->max_nodes && !c->frozen && c->n >= c->max_nodes - c->max_nodes / 4 && c->n != c->pruned_n;
 }
 
 /* A node's weight for the prune: its inclusive samples when the tree has samples, else its inclusive ns; in 4

@@ -50,6 +50,10 @@ struct emp_cct_node *emp_cct_node(const struct emp_cct *c, uint32_t id);
  * counted.  Its users prune it (emp_cct_prune) before it fills, so that the contexts it keeps are the heavy ones
  * rather than the first ones.  Set it before the first node is added. */
 void emp_cct_limit(struct emp_cct *c, uint32_t max_nodes, uint32_t more_gid);
+/* emp_cct_freeze - from now on a path not in the tree (with a limit) ends in the more node of its deepest node
+ * that is, as past the limit, and the tree is never due for a prune: every later reader puts a path where the
+ * readers before put it. */
+void emp_cct_freeze(struct emp_cct *c);
 /* emp_cct_prune_due - the tree has a limit (emp_cct_limit), holds three quarters of it or more, and has grown
  * since its last prune: time for emp_cct_prune(). */
 int emp_cct_prune_due(const struct emp_cct *c);

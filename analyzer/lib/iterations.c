@@ -10,6 +10,7 @@
 
 #include "dump_reader.h"
 #include "folded.h"
+#include "profile.h"
 #include "timings.h"
 #include "trace.h"
 #include "util.h"
@@ -20,7 +21,8 @@ struct pair {
 	double v;
 };
 
-/* One iteration of the dump being read: its start and its (node, value) pairs, unsorted, repeats allowed. */
+/* One iteration of the dump being read: its start and its (node, value) pairs, unsorted, repeats allowed (while
+ * the dump is read, a node's repeats are rare: see struct slot). */
 struct iter {
 	uint64_t tin, tout;
 	uint64_t cpu_in, cpu_out; /* the thread CPU times of its first and last CPU event (ns) */
@@ -28,6 +30,14 @@ struct iter {
 	int done;           /* its EXIT was seen */
 	struct pair *p;
 	size_t n, cap;
+};
+
+/* Per tree node, while a dump is read: the iteration that last added to it (index + 1, 0 none) and where its pair
+ * is in that iteration's list, so a node gets one pair per iteration, not one per call or sample.  (A whole run is
+ * one iteration of every call: a pair per call was 16 bytes a call, 4 GB for two H2 traces.)  Iterations open on
+ * two threads at once that add to one node take the slot in turn; the other's repeats are merged at the end. */
+struct slot {
+	uint32_t iter, pos;
 };
 
 /* Per dump thread: the open iteration, if any, and the call that opened it. */
@@ -50,6 +60,9 @@ struct load {
 	size_t niters, cap;
 	struct thr *thr;
 	uint32_t nthr;
+	struct slot *slot;  /* [nslot] by node id */
+	uint32_t nslot;
+	uint64_t chunk;     /* emp_dump_chunks() of EVENTS at the last look at the tree's limit */
 };
 
 const char *emp_iter_mode_name(enum emp_iter_mode m)
@@ -72,6 +85,9 @@ struct emp_iter_set *emp_iter_new(const struct emp_iter_opts *o)
 	struct emp_iter_set *s = emp_xcalloc(1, sizeof(*s));
 	s->st = emp_symtab_new();
 	s->cct = emp_cct_new();
+	if (o->max_contexts)
+		emp_cct_limit(s->cct, o->max_contexts,
+			      emp_symtab_intern(s->st, EMP_FRAME_PSEUDO, 0, "", EMP_PROFILE_MORE_CONTEXTS, ""));
 	s->iter_gid = EMP_CCT_NO_SYMBOL;
 	s->o = *o;
 	return s;
@@ -107,7 +123,7 @@ static struct thr *thread_state(struct load *l, uint32_t thread)
 	return &l->thr[thread];
 }
 
-static void add(struct iter *it, uint32_t node, double v)
+static void append(struct iter *it, uint32_t node, double v)
 {
 	if (it->n == it->cap) {
 		it->cap = it->cap ? 2 * it->cap : 16;
@@ -116,6 +132,23 @@ static void add(struct iter *it, uint32_t node, double v)
 	it->p[it->n].node = node;
 	it->p[it->n].v = v;
 	it->n++;
+}
+
+/* Add @v to node @n in iteration @i of the dump being read, and to its weight for a prune (iterations.h). */
+static void add(struct load *l, size_t i, struct emp_cct_node *n, double v)
+{
+	struct iter *it = &l->iters[i];
+	uint32_t node = n->id;
+	n->total_ns += (uint64_t)v;
+	l->slot = emp_xgrow(l->slot, &l->nslot, node + 1, sizeof(*l->slot));
+	struct slot *sl = &l->slot[node];
+	if (sl->iter == i + 1) {
+		it->p[sl->pos].v += v;
+		return;
+	}
+	append(it, node, v);
+	if (i < UINT32_MAX && it->n <= UINT32_MAX) /* else every add appends: merge_pairs() sums them */
+		*sl = (struct slot){ (uint32_t)i + 1, (uint32_t)(it->n - 1) };
 }
 
 /* The node of the iteration method below the tree's root. */
@@ -167,16 +200,16 @@ static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_
 	struct load *l = arg;
 	if (l->whole) { /* a call adds its duration to its node, a root call to the run's too (the traced time) */
 		double d = c->tout >= c->tin ? (double)(c->tout - c->tin) : 0.0;
-		add(&l->iters[0], ((struct emp_cct_node *)c->user)->id, d);
+		add(l, 0, c->user, d);
 		if (!parent)
-			add(&l->iters[0], iter_root(l)->id, d);
+			add(l, 0, iter_root(l), d);
 		return;
 	}
 	if (!c->user)
 		return;
 	struct thr *t = thread_state(l, c->thread);
 	if (l->s->mode == EMP_ITER_MODE_TRACE)
-		add(&l->iters[t->iter], ((struct emp_cct_node *)c->user)->id,
+		add(l, t->iter, c->user,
 		    c->tout >= c->tin ? (double)(c->tout - c->tin) : 0.0);
 	if (c->trace_id == t->trace_id && c->eoi == t->eoi) {
 		l->iters[t->iter].done = 1;
@@ -192,10 +225,10 @@ static void on_sample(struct load *l, const struct emp_event *ev)
 	struct thr *t = thread_state(l, ev->thread);
 	if (!t->open && !l->whole)
 		return;
-	struct iter *it = &l->iters[l->whole ? 0 : t->iter];
+	size_t it = l->whole ? 0 : t->iter;
 	double one = l->s->o.sample_ns ? (double)l->s->interval_ns : 1.0;
 	struct emp_cct_node *n = iter_root(l);
-	add(it, n->id, one);
+	add(l, it, n, one);
 	uint32_t from = 0;
 	for (uint32_t i = 0; i < ev->depth && !l->whole; i++)
 		if (emp_symtab_map_get(l->map, ev->frames[i]) == l->iter_gid) {
@@ -204,7 +237,7 @@ static void on_sample(struct load *l, const struct emp_event *ev)
 		}
 	for (uint32_t i = from; i < ev->depth; i++) {
 		n = emp_cct_child(l->s->cct, n, emp_symtab_map_get(l->map, ev->frames[i]));
-		add(it, n->id, one);
+		add(l, it, n, one);
 	}
 }
 
@@ -284,7 +317,7 @@ static int apply_cpu(struct load *l, double tick_ns, double scale)
 				if (it->p[j].node != root)
 					it->p[k++] = it->p[j];
 			it->n = k;
-			add(it, root, cpu / scale);
+			append(it, root, cpu / scale);
 		}
 		l->iters[w++] = *it;
 	}
@@ -416,7 +449,34 @@ static const char *iteration_name(const struct emp_iter_set *s, uint32_t gid)
 								     : emp_symtab_name(s->st, gid, 0);
 }
 
-int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *path)
+/* Where a chunk of events begins, prune the union tree when it is due (iterations.h): the values read so far are
+ * void from then on (emp_iter_settle reads every dump again); the nodes' total_ns, their weights, are not. */
+static void prune_due(struct load *l, struct emp_trace *tr)
+{
+	struct emp_iter_set *s = l->s;
+	uint64_t chunk = emp_dump_chunks(l->r, EMP_CHUNK_EVENTS);
+	if (chunk == l->chunk)
+		return;
+	l->chunk = chunk;
+	if (!emp_cct_prune_due(s->cct))
+		return;
+	uint8_t *pinned = emp_xcalloc(emp_cct_size(s->cct), 1);
+	if (l->iter_gid != EMP_CCT_NO_SYMBOL) {
+		const struct emp_cct_node *it = emp_cct_find_child(s->cct, emp_cct_root(s->cct), l->iter_gid);
+		if (it)
+			pinned[it->id] = 1;
+	}
+	free(emp_trace_prune_tree(tr, s->cct, pinned));
+	free(pinned);
+	s->pruned = 1;
+	/* this dump's pairs name nodes that moved: drop them (their weights stay in the tree) */
+	for (size_t i = 0; i < l->niters; i++)
+		l->iters[i].n = 0;
+	memset(l->slot, 0, l->nslot * sizeof(*l->slot));
+}
+
+/* emp_iter_load(), or with @again the same dump read once more (emp_iter_settle: its status already reported). */
+static int load_dump(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *path, int again)
 {
 	if (check_kind(s, path, 0, "a dump"))
 		return -1;
@@ -450,7 +510,10 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, 
 	}
 	l.map = emp_symtab_map_new(s->st, r);
 	tr = emp_trace_new(&iter_ops, &l);
+	uint64_t last_ticks = 0;
 	for (; more; more = emp_dump_reader_next(r, &ev)) {
+		prune_due(&l, tr);
+		last_ticks = ev.ticks > last_ticks ? ev.ticks : last_ticks;
 		if (ev.kind == EMP_EV_SAMPLE) {
 			if (s->mode == EMP_ITER_MODE_SAMPLE)
 				on_sample(&l, &ev);
@@ -460,8 +523,11 @@ int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, 
 			emp_trace_event(tr, &ev);
 		}
 	}
+	if (l.whole && s->mode == EMP_ITER_MODE_TRACE) /* the run ends with the recording, cut calls too */
+		emp_trace_close_open(tr, last_ticks, on_call, &l);
 	emp_trace_finish(tr, r);
-	emp_input_done(in, r);
+	if (!again)
+		emp_input_done(in, r);
 	/* iterations still open at the end (a truncated dump, System.exit inside them) are incomplete: drop them */
 	size_t w = 0;
 	for (size_t i = 0; i < l.niters; i++) {
@@ -502,6 +568,7 @@ out:
 		free(l.iters[i].p);
 	free(l.iters);
 	free(l.thr);
+	free(l.slot);
 	emp_trace_free(tr);
 	if (l.map)
 		emp_symtab_map_free(l.map);
@@ -531,6 +598,34 @@ static void load_values(struct emp_iter_set *s, unsigned group, const char *path
 	reduce(&l, new_vm(s, group, path), 1.0, 0);
 	free(l.iters);
 	free(p);
+}
+
+int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *path)
+{
+	return load_dump(s, in, group, path, 0);
+}
+
+int emp_iter_settle(struct emp_iter_set *s, struct emp_input *in)
+{
+	if (!s->pruned)
+		return 0;
+	emp_cct_freeze(s->cct);
+	struct emp_iter_vm *vms = s->vms;
+	size_t n = s->nvms;
+	s->vms = NULL;
+	s->nvms = 0;
+	s->dropped_disturbed = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!rc && load_dump(s, in, vms[i].group, vms[i].path, 1))
+			rc = -1;
+		free(vms[i].path);
+		free(vms[i].mean);
+		free(vms[i].var);
+		free(vms[i].prefix);
+	}
+	free(vms);
+	return rc;
 }
 
 int emp_iter_load_timings(struct emp_iter_set *s, unsigned group, const char *path)
@@ -622,6 +717,25 @@ double emp_iter_prefix_value(const struct emp_iter_set *s, const struct emp_iter
 	if (id >= vm->nnodes)
 		return isnan(vm->prefix[c * vm->nnodes]) ? NAN : 0.0;
 	return vm->prefix[c * vm->nnodes + id];
+}
+
+uint32_t emp_iter_more_share(const struct emp_iter_set *s, double share[2])
+{
+	double more[2] = { 0, 0 }, all[2] = { 0, 0 };
+	uint32_t n = 0, nn = emp_cct_size(s->cct);
+	const struct emp_cct_node *it = emp_cct_root(s->cct)->first_child;
+	for (uint32_t id = 1; id < nn; id++) {
+		const struct emp_cct_node *node = emp_cct_node(s->cct, id);
+		int is_more = emp_cct_is_more(s->cct, node);
+		if (!is_more && node != it)
+			continue;
+		n += (uint32_t)is_more;
+		for (size_t v = 0; v < s->nvms; v++)
+			(is_more ? more : all)[s->vms[v].group & 1] += emp_iter_value(&s->vms[v], id);
+	}
+	for (int g = 0; g < 2; g++)
+		share[g] = all[g] > 0 ? more[g] / all[g] : 0;
+	return n;
 }
 
 char *emp_iter_node_path(const struct emp_iter_set *s, const struct emp_cct_node *n)

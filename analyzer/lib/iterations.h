@@ -12,7 +12,9 @@
  * iteration method's node as it is.  Samples and calls outside iterations are ignored.
  * A dump whose agent options (META options) name no iteration= method is one iteration, the whole run: the
  * pseudo frame `run` takes the place of the iteration method, every sample adds to it and to its whole stack (from
- * the thread's root frame), every traced call to its path from its thread's root call, a root call to `run` too;
+ * the thread's root frame), every traced call to its path from its thread's root call, a root call to `run` too
+ * (a call still open when the recording ended — a System.exit, a daemon thread — as ending with its last event,
+ * as the tree views count it);
  * warm-up, the cpu metric and dropping disturbed iterations do not apply (the latter two are refused).
  *
  * The iterations of a VM are ordered by their start time (over all threads), the first @warmup are dropped, and
@@ -34,7 +36,13 @@
  * --warmup does not apply.  Runs and timing files are not mixed in one comparison.
  *
  * Every VM of a set shares one symbol table and one union tree, so node ids are comparable across VMs and
- * versions.  A set holds dumps or timing files, never both; every dump of a set must have the same mode (sample or
+ * versions.  With o.max_contexts the tree is pruned as the views' trees are (cct.h emp_cct_prune, where a chunk of
+ * events begins; weights: every node's values so far over all VMs read; the open calls' nodes and the iteration
+ * method's kept).  A prune makes the values read so far void: a context it removed would otherwise have its
+ * values in a "[more contexts]" node in the VMs read before and in a node of its own in a VM read after, a
+ * difference the tests would call a change.  So after the last dump, emp_iter_settle() freezes the tree (cct.h
+ * emp_cct_freeze) and reads every dump again: every VM then puts each path where every other does, and the
+ * contexts kept are the heavy ones of all VMs.  A set whose tree never reached the limit is read once.  A set holds dumps or timing files, never both; every dump of a set must have the same mode (sample or
  * trace), the same iteration method and, in sample mode, the same interval.  Not thread-safe.
  */
 #ifndef EMP_ITERATIONS_H
@@ -69,6 +77,7 @@ struct emp_iter_opts {
 	enum emp_iter_metric metric;        /* dumps: the iteration node's value */
 	double drop_disturbed;    /* dumps: > 0 drops measurement iterations whose wall time exceeds this factor times
 				   * their CPU time; 0 keeps all */
+	uint32_t max_contexts;    /* dumps: the union tree's limit (cct.h emp_cct_limit; 0 none), see below */
 };
 
 struct emp_iter_vm {
@@ -94,6 +103,7 @@ struct emp_iter_set {
 	struct emp_iter_vm *vms;
 	size_t nvms;
 	uint64_t dropped_disturbed; /* measurement iterations dropped by o.drop_disturbed, over all VMs */
+	int pruned;               /* the tree was pruned (o.max_contexts): emp_iter_settle() reads the dumps again */
 	struct emp_iter_opts o;
 };
 
@@ -109,6 +119,10 @@ void emp_iter_free(struct emp_iter_set *s);
  * warm-up, or (o.metric cpu or o.drop_disturbed) a measurement iteration without CPU times or none left after
  * dropping the disturbed ones. */
 int emp_iter_load(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *path);
+/* emp_iter_settle - after the last emp_iter_load*(): when the tree was pruned, freeze it and read every dump again
+ * in the same order (see above; their status is not reported again).  Return: 0, or -1 after printing one line (a
+ * dump that emp_iter_load() read before is refused now: changed meanwhile). */
+int emp_iter_settle(struct emp_iter_set *s, struct emp_input *in);
 /* emp_iter_load_timings - read the java-sut timing file @path as one VM of @group (pure mode).
  * Return: 0, or -1 after printing one line: the set holds dumps, or emp_timings_read() refused the file (no row
  * left after the warm-up among the reasons). */
@@ -129,6 +143,10 @@ double emp_iter_value(const struct emp_iter_vm *vm, uint32_t id);
 double emp_iter_var(const struct emp_iter_vm *vm, uint32_t id);
 /* emp_iter_prefix_value - the mean of node @id over the first o.prefix[@c] iterations of @vm. */
 double emp_iter_prefix_value(const struct emp_iter_set *s, const struct emp_iter_vm *vm, size_t c, uint32_t id);
+
+/* emp_iter_more_share - the "[more contexts]" nodes of the set's tree (o.max_contexts): return how many, and in
+ * @share[g] the sum of their values over group g's VMs against the iteration method's (0 when it has none). */
+uint32_t emp_iter_more_share(const struct emp_iter_set *s, double share[2]);
 
 /* emp_iter_node_path - the call path of @n from the iteration method down (pure: the iteration's name), frames by
  * their display names (no descriptor) escaped as in folded stacks (';' becomes ':', control characters '?') and

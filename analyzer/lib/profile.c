@@ -15,6 +15,17 @@
 #include "trace_fold.h"
 #include "util.h"
 
+int emp_profile_parse_max_contexts(const char *arg, uint32_t *max)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || *arg == '-' || v > (1ull << 31))
+		return -1;
+	*max = (uint32_t)v;
+	return 0;
+}
+
 int emp_profile_opt(struct emp_profile_opts *po, int opt, const char *arg)
 {
 	switch (opt) {
@@ -30,16 +41,11 @@ int emp_profile_opt(struct emp_profile_opts *po, int opt, const char *arg)
 	case EMP_OPT_SIGNATURES:
 		po->with_desc = 1;
 		return 1;
-	case EMP_OPT_MAX_CONTEXTS: {
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || *arg == '-' || v > (1ull << 31))
+	case EMP_OPT_MAX_CONTEXTS:
+		if (emp_profile_parse_max_contexts(arg, &po->max_contexts))
 			return -1;
-		po->max_contexts = (uint32_t)v;
 		po->max_contexts_given = 1;
 		return 1;
-	}
 	default:
 		return 0;
 	}

@@ -74,6 +74,9 @@ enum { EMP_OPT_THREADS = 1100, EMP_OPT_INCLUDE, EMP_OPT_EXCLUDE, EMP_OPT_SIGNATU
 /* emp_profile_opt - handle @opt when it is one of EMP_PROFILE_OPTS.  Return: 1 when handled, -1 when its value
  * @arg is not valid (--max-contexts: a count up to 2^31), 0 when it is not one of them. */
 int emp_profile_opt(struct emp_profile_opts *po, int opt, const char *arg);
+/* emp_profile_parse_max_contexts - @arg as --max-contexts' value (a count up to 2^31; 0: no limit) into @max.
+ * Return: 0, or -1 when it is not one. */
+int emp_profile_parse_max_contexts(const char *arg, uint32_t *max);
 
 /* emp_profile_load - read @files (@n of them) into @p.  Unreadable files are reported through @in (exit status)
  * and skipped; for every dump a description of its recording is added to

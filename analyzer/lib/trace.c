@@ -250,29 +250,38 @@ static void cct_call(void *arg, const struct emp_trace_call *c, const struct emp
 
 const struct emp_trace_ops emp_trace_cct_ops = { .on_enter = cct_enter, .on_call = cct_call };
 
+uint32_t *emp_trace_prune_tree(struct emp_trace *t, struct emp_cct *c, uint8_t *pinned)
+{
+	uint8_t *mine = pinned ? NULL : emp_xcalloc(emp_cct_size(c), 1);
+	if (mine)
+		pinned = mine;
+	/* the open calls' nodes, as ids while the nodes move */
+	for (uint32_t i = 0; t && i < t->nthreads; i++)
+		for (uint32_t d = 0; d < t->threads[i].depth; d++) {
+			struct emp_trace_call *call = &t->threads[i].stack[d];
+			if (!call->user)
+				continue;
+			uint32_t id = ((const struct emp_cct_node *)call->user)->id;
+			pinned[id] = 1;
+			call->user = (void *)(uintptr_t)id;
+		}
+	uint32_t *remap = emp_cct_prune(c, pinned);
+	for (uint32_t i = 0; t && i < t->nthreads; i++)
+		for (uint32_t d = 0; d < t->threads[i].depth; d++) {
+			struct emp_trace_call *call = &t->threads[i].stack[d];
+			if (call->user)
+				call->user = emp_cct_node(c, remap[(uintptr_t)call->user]);
+		}
+	free(mine);
+	return remap;
+}
+
 void emp_trace_cct_prune(struct emp_trace *t, struct emp_trace_cct *tc)
 {
 	uint64_t chunk = emp_dump_chunks(tc->r, EMP_CHUNK_EVENTS);
 	if (chunk == tc->chunk)
 		return;
 	tc->chunk = chunk;
-	if (!emp_cct_prune_due(tc->cct))
-		return;
-	/* the open calls' nodes, as ids while the nodes move */
-	uint8_t *pinned = emp_xcalloc(emp_cct_size(tc->cct), 1);
-	for (uint32_t i = 0; t && i < t->nthreads; i++)
-		for (uint32_t d = 0; d < t->threads[i].depth; d++) {
-			struct emp_trace_call *c = &t->threads[i].stack[d];
-			uint32_t id = ((const struct emp_cct_node *)c->user)->id;
-			pinned[id] = 1;
-			c->user = (void *)(uintptr_t)id;
-		}
-	uint32_t *remap = emp_cct_prune(tc->cct, pinned);
-	for (uint32_t i = 0; t && i < t->nthreads; i++)
-		for (uint32_t d = 0; d < t->threads[i].depth; d++) {
-			struct emp_trace_call *c = &t->threads[i].stack[d];
-			c->user = emp_cct_node(tc->cct, remap[(uintptr_t)c->user]);
-		}
-	free(remap);
-	free(pinned);
+	if (emp_cct_prune_due(tc->cct))
+		free(emp_trace_prune_tree(t, tc->cct, NULL));
 }

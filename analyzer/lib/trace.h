@@ -126,5 +126,9 @@ extern const struct emp_trace_ops emp_trace_cct_ops;
  * (@t fed with emp_trace_cct_ops or ops that keep its node in c->user; NULL: none yet), which follow their nodes.
  * trace_fold.h prunes at the same moments, so both readers make the same tree. */
 void emp_trace_cct_prune(struct emp_trace *t, struct emp_trace_cct *tc);
+/* emp_trace_prune_tree - emp_cct_prune(@c) keeping the nodes of @t's open calls that have one in c->user (NULL: the
+ * call has none; @t NULL: no call open) and those @pinned marks (emp_cct_size(@c) bytes, the caller's, which this
+ * adds to; NULL: none); the open calls follow their nodes.  Return: cct.h's remap (the caller frees it). */
+uint32_t *emp_trace_prune_tree(struct emp_trace *t, struct emp_cct *c, uint8_t *pinned);
 
 #endif /* EMP_TRACE_H */

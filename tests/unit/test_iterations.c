@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -243,6 +244,155 @@ Test(iterations, a_whole_run_refuses_the_cpu_metric)
 	struct emp_iter_opts o = { .metric = EMP_ITER_METRIC_CPU };
 	struct emp_iter_set *s = emp_iter_new(&o);
 	cr_assert_eq(emp_iter_load(s, NULL, 0, path), -1);
+	emp_iter_free(s);
+	unlink(path);
+}
+
+/* --max-contexts: two traced VMs whose light contexts differ, a limit far below their count.  Each iteration of
+ * RUN calls H (heavy: 1000 or 1100 ns) and six light methods L_k (1..6 ns each), one chunk per iteration, so the
+ * union tree is pruned while the first dump is read and again in the second.  After emp_iter_settle every node
+ * kept has, in every VM, exactly the value the VM's own calls give it (a context pruned while VM 0 was read and
+ * made again in VM 1 would hold 0 in VM 0: a false change), and the more node holds the rest. */
+enum { NLIGHT = 60, LITERS = 10, L0 = 3 };
+
+/* Light method of call j of iteration i in a VM whose light contexts start at @shift. */
+static uint32_t light(int shift, int i, int j)
+{
+	return L0 + (uint32_t)((shift + i * 6 + j) % NLIGHT);
+}
+
+static void write_light_dump(const char *path, uint64_t heavy, int shift)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
+	cr_assert_not_null(w);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	const char *kv[] = { "mode", "trace" };
+	cr_assert_eq(emp_dump_write_meta(w, kv, 1), 0);
+	cr_assert_eq(emp_dump_add_method(w, MAIN, EMP_FRAME_JAVA, 0, "t.It", "main", "([Ljava/lang/String;)V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, RUN, EMP_FRAME_JAVA, EMP_METHOD_ITERATION, "t.It", "run", "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, 2, EMP_FRAME_JAVA, 0, "t.It", "heavy", "()V"), 0);
+	for (uint32_t k = 0; k < NLIGHT; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "l%u", k);
+		cr_assert_eq(emp_dump_add_method(w, L0 + k, EMP_FRAME_JAVA, 0, "t.It", name, "()V"), 0);
+	}
+	cr_assert_eq(emp_dump_add_thread(w, 0, 1234, EMP_THREAD_JAVA, "main"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	struct emp_dump_events *e = emp_dump_events_new(0);
+	cr_assert_not_null(e);
+	uint64_t t = 0;
+	for (int i = 0; i < LITERS; i++) {
+		cr_assert_eq(emp_dump_events_enter(e, t += 10, RUN), 0);
+		cr_assert_eq(emp_dump_events_enter(e, t += 1, 2), 0);
+		cr_assert_eq(emp_dump_events_exit(e, t += heavy, 0), 0);
+		for (int j = 0; j < 6; j++) {
+			cr_assert_eq(emp_dump_events_enter(e, t += 1, light(shift, i, j)), 0);
+			cr_assert_eq(emp_dump_events_exit(e, t += (uint64_t)j + 1, 0), 0);
+		}
+		cr_assert_eq(emp_dump_events_exit(e, t += 1, 0), 0);
+		cr_assert_eq(emp_dump_events_flush(w, e), 0);
+	}
+	emp_dump_events_free(e);
+	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
+	emp_dump_writer_free(w);
+	cr_assert_eq(fclose(f), 0);
+}
+
+Test(iterations, a_pruned_tree_puts_every_vms_contexts_alike)
+{
+	char p0[] = "/tmp/emp-iter-prune-XXXXXX", p1[] = "/tmp/emp-iter-prune-XXXXXX";
+	int fd0 = mkstemp(p0), fd1 = mkstemp(p1);
+	cr_assert(fd0 >= 0 && fd1 >= 0);
+	close(fd0);
+	close(fd1);
+	const int shift[2] = { 0, 30 };
+	write_light_dump(p0, 1000, shift[0]);
+	write_light_dump(p1, 1100, shift[1]);
+	struct emp_iter_opts o = { .max_contexts = 16 };
+	struct emp_iter_set *s = emp_iter_new(&o);
+	cr_assert_eq(emp_iter_load(s, NULL, 0, p0), 0);
+	cr_assert_eq(emp_iter_load(s, NULL, 1, p1), 0);
+	cr_assert(s->pruned, "the limit must have pruned the tree");
+	cr_assert_eq(emp_iter_settle(s, NULL), 0);
+	cr_assert_eq(s->nvms, 2);
+	struct emp_cct_node *run = emp_cct_find_child(s->cct, emp_cct_root(s->cct), s->iter_gid);
+	cr_assert_not_null(run);
+	/* every VM's truth per light method: its ns summed over the iterations (the mean is that / LITERS) */
+	double truth[2][NLIGHT] = { { 0 } };
+	for (int v = 0; v < 2; v++)
+		for (int i = 0; i < LITERS; i++)
+			for (int j = 0; j < 6; j++)
+				truth[v][light(shift[v], i, j) - L0] += j + 1;
+	int kept = 0, more = 0;
+	for (struct emp_cct_node *c = run->first_child; c; c = c->next_sibling) {
+		if (emp_cct_is_more(s->cct, c)) {
+			more++; /* checked below: the rest */
+			continue;
+		}
+		kept++;
+		const char *name = emp_symtab_get(s->st, c->gid)->name;
+		for (int v = 0; v < 2; v++)
+			assert_near(emp_iter_value(&s->vms[v], c->id),
+				    !strcmp(name, "heavy") ? (v ? 1100 : 1000) : truth[v][atoi(name + 1)] / LITERS, name);
+	}
+	cr_assert_eq(more, 1);
+	cr_assert(kept >= 2 && kept < 16, "%d contexts kept under run", kept);
+	/* the more node holds exactly what the kept children do not: run's children sum to 1000 + 21 (1100 + 21) */
+	for (int v = 0; v < 2; v++) {
+		double sum = 0;
+		for (struct emp_cct_node *c = run->first_child; c; c = c->next_sibling)
+			sum += emp_iter_value(&s->vms[v], c->id);
+		assert_near(sum, v ? 1121 : 1021, "run's children");
+	}
+	emp_iter_free(s);
+	unlink(p0);
+	unlink(p1);
+}
+
+/* A whole run whose main never returns (System.exit, as javac's): main's call counts as ending with the
+ * recording's last event, as in the tree views; before, `run` held the other threads' root calls only. */
+Test(iterations, a_whole_run_ends_the_calls_the_recording_cut)
+{
+	char path[] = "/tmp/emp-iter-cut-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "wb");
+	cr_assert_not_null(f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	const char *kv[] = { "mode", "trace", "options", "mode=trace,include=t.*" };
+	cr_assert_eq(emp_dump_write_meta(w, kv, 2), 0);
+	cr_assert_eq(emp_dump_add_method(w, MAIN, EMP_FRAME_JAVA, 0, "t.It", "main", "([Ljava/lang/String;)V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, A, EMP_FRAME_JAVA, 0, "t.It", "a", "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, B, EMP_FRAME_JAVA, 0, "t.It", "b", "()V"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 0, 1234, EMP_THREAD_JAVA, "main"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 1, 1235, EMP_THREAD_JAVA, "worker"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	struct emp_dump_events *e0 = emp_dump_events_new(0), *e1 = emp_dump_events_new(1);
+	cr_assert_eq(emp_dump_events_enter(e0, 0, MAIN), 0); /* main 0-(45: the last event) { a 10-30 } */
+	cr_assert_eq(emp_dump_events_enter(e0, 10, A), 0);
+	cr_assert_eq(emp_dump_events_exit(e0, 30, 0), 0);
+	cr_assert_eq(emp_dump_events_enter(e1, 5, B), 0); /* worker: b 5-45 */
+	cr_assert_eq(emp_dump_events_exit(e1, 45, 0), 0);
+	cr_assert_eq(emp_dump_events_flush(w, e0), 0);
+	cr_assert_eq(emp_dump_events_flush(w, e1), 0);
+	emp_dump_events_free(e0);
+	emp_dump_events_free(e1);
+	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
+	emp_dump_writer_free(w);
+	cr_assert_eq(fclose(f), 0);
+	struct emp_iter_opts o = { 0 };
+	struct emp_iter_set *s = emp_iter_new(&o);
+	cr_assert_eq(emp_iter_load(s, NULL, 0, path), 0);
+	static const char *const paths[][3] = { { NULL }, { "main", NULL }, { "main", "a", NULL }, { "b", NULL } };
+	const double want[] = { 85, 45, 20, 40 }; /* ns: the reader's default clock is 1 GHz */
+	for (int i = 0; i < 4; i++) {
+		struct emp_cct_node *n = whole_node(s, paths[i]);
+		cr_assert_not_null(n, "path %d", i);
+		assert_near(emp_iter_value(&s->vms[0], n->id), want[i], paths[i][0] ? paths[i][0] : "run");
+	}
 	emp_iter_free(s);
 	unlink(path);
 }
