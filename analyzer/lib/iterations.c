@@ -198,9 +198,13 @@ static void on_enter(void *arg, struct emp_trace_call *c, const struct emp_trace
 static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
 {
 	struct load *l = arg;
+	/* A call whose node is its caller's is inside a "[more contexts]" node (its own descendants), which counts a
+	 * call entering it from outside once, as the tree views do: the time of the calls inside is in that one. */
+	int inside_more = parent && parent->user == c->user;
 	if (l->whole) { /* a call adds its duration to its node, a root call to the run's too (the traced time) */
 		double d = c->tout >= c->tin ? (double)(c->tout - c->tin) : 0.0;
-		add(l, 0, c->user, d);
+		if (!inside_more)
+			add(l, 0, c->user, d);
 		if (!parent)
 			add(l, 0, iter_root(l), d);
 		return;
@@ -208,7 +212,7 @@ static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_
 	if (!c->user)
 		return;
 	struct thr *t = thread_state(l, c->thread);
-	if (l->s->mode == EMP_ITER_MODE_TRACE)
+	if (l->s->mode == EMP_ITER_MODE_TRACE && !inside_more)
 		add(l, t->iter, c->user,
 		    c->tout >= c->tin ? (double)(c->tout - c->tin) : 0.0);
 	if (c->trace_id == t->trace_id && c->eoi == t->eoi) {
@@ -236,8 +240,10 @@ static void on_sample(struct load *l, const struct emp_event *ev)
 			break;
 		}
 	for (uint32_t i = from; i < ev->depth; i++) {
-		n = emp_cct_child(l->s->cct, n, emp_symtab_map_get(l->map, ev->frames[i]));
-		add(l, it, n, one);
+		struct emp_cct_node *child = emp_cct_child(l->s->cct, n, emp_symtab_map_get(l->map, ev->frames[i]));
+		if (child != n) /* else inside a more node, which counts the sample once */
+			add(l, it, child, one);
+		n = child;
 	}
 }
 

@@ -249,11 +249,12 @@ Test(iterations, a_whole_run_refuses_the_cpu_metric)
 }
 
 /* --max-contexts: two traced VMs whose light contexts differ, a limit far below their count.  Each iteration of
- * RUN calls H (heavy: 1000 or 1100 ns) and six light methods L_k (1..6 ns each), one chunk per iteration, so the
- * union tree is pruned while the first dump is read and again in the second.  After emp_iter_settle every node
- * kept has, in every VM, exactly the value the VM's own calls give it (a context pruned while VM 0 was read and
- * made again in VM 1 would hold 0 in VM 0: a false change), and the more node holds the rest. */
-enum { NLIGHT = 60, LITERS = 10, L0 = 3 };
+ * RUN calls H (heavy: 1000 or 1100 ns) and six light methods L_k (3..8 ns each, each with a call of INNER of 1 ns
+ * inside), one chunk per iteration, so the union tree is pruned while the first dump is read and again in the
+ * second.  After emp_iter_settle every node kept has, in every VM, exactly the value the VM's own calls give it
+ * (a context pruned while VM 0 was read and made again in VM 1 would hold 0 in VM 0: a false change), and the
+ * more node holds the rest, each call entering it once (the INNER calls inside it add nothing). */
+enum { NLIGHT = 60, LITERS = 10, L0 = 3, INNER = L0 + NLIGHT };
 
 /* Light method of call j of iteration i in a VM whose light contexts start at @shift. */
 static uint32_t light(int shift, int i, int j)
@@ -278,6 +279,7 @@ static void write_light_dump(const char *path, uint64_t heavy, int shift)
 		snprintf(name, sizeof(name), "l%u", k);
 		cr_assert_eq(emp_dump_add_method(w, L0 + k, EMP_FRAME_JAVA, 0, "t.It", name, "()V"), 0);
 	}
+	cr_assert_eq(emp_dump_add_method(w, INNER, EMP_FRAME_JAVA, 0, "t.It", "inner", "()V"), 0);
 	cr_assert_eq(emp_dump_add_thread(w, 0, 1234, EMP_THREAD_JAVA, "main"), 0);
 	cr_assert_eq(emp_dump_flush_symbols(w), 0);
 	struct emp_dump_events *e = emp_dump_events_new(0);
@@ -289,6 +291,8 @@ static void write_light_dump(const char *path, uint64_t heavy, int shift)
 		cr_assert_eq(emp_dump_events_exit(e, t += heavy, 0), 0);
 		for (int j = 0; j < 6; j++) {
 			cr_assert_eq(emp_dump_events_enter(e, t += 1, light(shift, i, j)), 0);
+			cr_assert_eq(emp_dump_events_enter(e, t += 1, INNER), 0);
+			cr_assert_eq(emp_dump_events_exit(e, t += 1, 0), 0);
 			cr_assert_eq(emp_dump_events_exit(e, t += (uint64_t)j + 1, 0), 0);
 		}
 		cr_assert_eq(emp_dump_events_exit(e, t += 1, 0), 0);
@@ -319,12 +323,14 @@ Test(iterations, a_pruned_tree_puts_every_vms_contexts_alike)
 	cr_assert_eq(s->nvms, 2);
 	struct emp_cct_node *run = emp_cct_find_child(s->cct, emp_cct_root(s->cct), s->iter_gid);
 	cr_assert_not_null(run);
-	/* every VM's truth per light method: its ns summed over the iterations (the mean is that / LITERS) */
-	double truth[2][NLIGHT] = { { 0 } };
+	/* every VM's truth per light method: its ns and calls summed over the iterations (the mean: / LITERS) */
+	double truth[2][NLIGHT] = { { 0 } }, calls[2][NLIGHT] = { { 0 } };
 	for (int v = 0; v < 2; v++)
 		for (int i = 0; i < LITERS; i++)
-			for (int j = 0; j < 6; j++)
-				truth[v][light(shift[v], i, j) - L0] += j + 1;
+			for (int j = 0; j < 6; j++) {
+				truth[v][light(shift[v], i, j) - L0] += j + 3;
+				calls[v][light(shift[v], i, j) - L0]++;
+			}
 	int kept = 0, more = 0;
 	for (struct emp_cct_node *c = run->first_child; c; c = c->next_sibling) {
 		if (emp_cct_is_more(s->cct, c)) {
@@ -336,15 +342,20 @@ Test(iterations, a_pruned_tree_puts_every_vms_contexts_alike)
 		for (int v = 0; v < 2; v++)
 			assert_near(emp_iter_value(&s->vms[v], c->id),
 				    !strcmp(name, "heavy") ? (v ? 1100 : 1000) : truth[v][atoi(name + 1)] / LITERS, name);
+		/* a kept light context's one child (inner, or the more node that took it): 1 ns a call */
+		if (strcmp(name, "heavy") && c->first_child)
+			for (int v = 0; v < 2; v++)
+				assert_near(emp_iter_value(&s->vms[v], c->first_child->id),
+					    calls[v][atoi(name + 1)] / LITERS, "inner");
 	}
 	cr_assert_eq(more, 1);
 	cr_assert(kept >= 2 && kept < 16, "%d contexts kept under run", kept);
-	/* the more node holds exactly what the kept children do not: run's children sum to 1000 + 21 (1100 + 21) */
+	/* the more node holds exactly what the kept children do not: run's children sum to 1000 + 33 (1100 + 33) */
 	for (int v = 0; v < 2; v++) {
 		double sum = 0;
 		for (struct emp_cct_node *c = run->first_child; c; c = c->next_sibling)
 			sum += emp_iter_value(&s->vms[v], c->id);
-		assert_near(sum, v ? 1121 : 1021, "run's children");
+		assert_near(sum, v ? 1133 : 1033, "run's children");
 	}
 	emp_iter_free(s);
 	unlink(p0);
@@ -393,6 +404,53 @@ Test(iterations, a_whole_run_ends_the_calls_the_recording_cut)
 		cr_assert_not_null(n, "path %d", i);
 		assert_near(emp_iter_value(&s->vms[0], n->id), want[i], paths[i][0] ? paths[i][0] : "run");
 	}
+	emp_iter_free(s);
+	unlink(path);
+}
+
+/* Sample mode past the limit: a sample whose stack goes on inside a "[more contexts]" node counts once there, not
+ * once per frame inside it. */
+Test(iterations, a_sample_counts_once_in_a_more_node)
+{
+	char path[] = "/tmp/emp-iter-more-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "wb");
+	cr_assert_not_null(f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	const char *kv[] = { "mode", "sample", "interval_ns", "1000000" };
+	cr_assert_eq(emp_dump_write_meta(w, kv, 2), 0);
+	cr_assert_eq(emp_dump_add_method(w, MAIN, EMP_FRAME_JAVA, 0, "t.It", "main", "([Ljava/lang/String;)V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, RUN, EMP_FRAME_JAVA, EMP_METHOD_ITERATION, "t.It", "run", "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, A, EMP_FRAME_JAVA, 0, "t.It", "a", "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, B, EMP_FRAME_JAVA, 0, "t.It", "b", "()V"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 0, 1234, EMP_THREAD_JAVA, "main"), 0);
+	cr_assert_eq(emp_dump_flush_symbols(w), 0);
+	struct emp_dump_events *e = emp_dump_events_new(0);
+	cr_assert_eq(emp_dump_events_enter(e, 1, RUN), 0);
+	/* the tree: root, run, run;a, run;b (4: the limit), then run;a;b;a;b... go to run;a's more node */
+	const uint32_t s1[] = { MAIN, RUN, B }, s2[] = { MAIN, RUN, A, B, A, B };
+	cr_assert_eq(emp_dump_events_sample(e, 2, EMP_STATE_RUNNING, s1, 3), 0);
+	for (uint64_t t = 3; t < 6; t++)
+		cr_assert_eq(emp_dump_events_sample(e, t, EMP_STATE_RUNNING, s2, 6), 0);
+	cr_assert_eq(emp_dump_events_exit(e, 7, 0), 0);
+	cr_assert_eq(emp_dump_events_flush(w, e), 0);
+	emp_dump_events_free(e);
+	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
+	emp_dump_writer_free(w);
+	cr_assert_eq(fclose(f), 0);
+	struct emp_iter_opts o = { .max_contexts = 4 };
+	struct emp_iter_set *s = emp_iter_new(&o);
+	cr_assert_eq(emp_iter_load(s, NULL, 0, path), 0);
+	cr_assert_eq(emp_iter_settle(s, NULL), 0);
+	struct emp_cct_node *run = emp_cct_find_child(s->cct, emp_cct_root(s->cct), s->iter_gid);
+	int32_t ga = emp_symtab_find(s->st, EMP_FRAME_JAVA, "t.It", "a", "()V");
+	struct emp_cct_node *a = emp_cct_find_child(s->cct, run, (uint32_t)ga);
+	cr_assert(a && a->first_child && emp_cct_is_more(s->cct, a->first_child) && !a->first_child->first_child);
+	assert_near(emp_iter_value(&s->vms[0], run->id), 4, "run");
+	assert_near(emp_iter_value(&s->vms[0], a->id), 3, "run;a");
+	assert_near(emp_iter_value(&s->vms[0], a->first_child->id), 3, "run;a;[more contexts]");
 	emp_iter_free(s);
 	unlink(path);
 }
