@@ -104,22 +104,25 @@ static inline int emp_dump_events_room(struct emp_dump_events *b, uint64_t ticks
 	return emp_dump_events_open(b, ticks, 2 * EMP_VARINT_MAX);
 }
 
-static inline int emp_dump_events_enter(struct emp_dump_events *b, uint64_t ticks, uint32_t method)
+/* emp_dump_events_trace - an ENTER, EXIT or EXIT_THROW event whose head varint (kind and, for an ENTER, method:
+ * dump.h EMP_EV_*) the caller made. */
+static inline int emp_dump_events_trace(struct emp_dump_events *b, uint64_t ticks, uint64_t head)
 {
 	int rc = emp_dump_events_room(b, ticks);
 	if (rc)
 		return rc;
-	emp_dump_events_put(b, (uint64_t)method << EMP_EV_KIND_BITS | EMP_EV_ENTER, ticks);
+	emp_dump_events_put(b, head, ticks);
 	return 0;
+}
+
+static inline int emp_dump_events_enter(struct emp_dump_events *b, uint64_t ticks, uint32_t method)
+{
+	return emp_dump_events_trace(b, ticks, (uint64_t)method << EMP_EV_KIND_BITS | EMP_EV_ENTER);
 }
 
 static inline int emp_dump_events_exit(struct emp_dump_events *b, uint64_t ticks, int thrown)
 {
-	int rc = emp_dump_events_room(b, ticks);
-	if (rc)
-		return rc;
-	emp_dump_events_put(b, thrown ? EMP_EV_EXIT_THROW : EMP_EV_EXIT, ticks);
-	return 0;
+	return emp_dump_events_trace(b, ticks, thrown ? EMP_EV_EXIT_THROW : EMP_EV_EXIT);
 }
 
 static inline int emp_dump_events_full(const struct emp_dump_events *b)
