@@ -209,6 +209,8 @@ check "error: warm-up swallows every iteration" err 1 'none left after --warmup'
 check "error: --new missing" err 2 'required' --base "$T/trace/base"
 check "error: bad --test" err 2 'expected mwu' --base "$T/trace/base" --new "$T/trace/new" --test=ttest
 check "error: bad --alpha" err 2 'alpha' --base "$T/trace/base" --new "$T/trace/new" --alpha=2
+check "error: bad --max-contexts" err 2 'max-contexts=-3: expected a count' --base "$T/trace/base" \
+	--new "$T/trace/new" --max-contexts=-3
 ((fail)) && exit 1
 # Never a silent pass: what a loaded machine kept from being checked turns the run into a SKIP that names it.
 [ ${#unchecked[@]} -eq 0 ] || { echo "everything else passed; not checked: $(IFS=,; echo "${unchecked[*]}")"; exit 77; }
