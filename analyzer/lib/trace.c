@@ -255,7 +255,7 @@ uint32_t *emp_trace_prune_tree(struct emp_trace *t, struct emp_cct *c, uint8_t *
 	uint8_t *mine = pinned ? NULL : emp_xcalloc(emp_cct_size(c), 1);
 	if (mine)
 		pinned = mine;
-	/* the open calls' nodes, as ids while the nodes move */
+	/* the open calls' nodes, as ids + 1 while the nodes move (0 stays "no node") */
 	for (uint32_t i = 0; t && i < t->nthreads; i++)
 		for (uint32_t d = 0; d < t->threads[i].depth; d++) {
 			struct emp_trace_call *call = &t->threads[i].stack[d];
@@ -263,14 +263,14 @@ uint32_t *emp_trace_prune_tree(struct emp_trace *t, struct emp_cct *c, uint8_t *
 				continue;
 			uint32_t id = ((const struct emp_cct_node *)call->user)->id;
 			pinned[id] = 1;
-			call->user = (void *)(uintptr_t)id;
+			call->user = (void *)((uintptr_t)id + 1);
 		}
 	uint32_t *remap = emp_cct_prune(c, pinned);
 	for (uint32_t i = 0; t && i < t->nthreads; i++)
 		for (uint32_t d = 0; d < t->threads[i].depth; d++) {
 			struct emp_trace_call *call = &t->threads[i].stack[d];
 			if (call->user)
-				call->user = emp_cct_node(c, remap[(uintptr_t)call->user]);
+				call->user = emp_cct_node(c, remap[(uintptr_t)call->user - 1]);
 		}
 	free(mine);
 	return remap;
