@@ -478,7 +478,8 @@ static void prune_due(struct load *l, struct emp_trace *tr)
 	/* this dump's pairs name nodes that moved: drop them (their weights stay in the tree) */
 	for (size_t i = 0; i < l->niters; i++)
 		l->iters[i].n = 0;
-	memset(l->slot, 0, l->nslot * sizeof(*l->slot));
+	if (l->slot)
+		memset(l->slot, 0, l->nslot * sizeof(*l->slot));
 }
 
 /* emp_iter_load(), or with @again the same dump read once more (emp_iter_settle: its status already reported). */
