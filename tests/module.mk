@@ -48,7 +48,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 1
 FUZZ_CC := clang -g -O1 -std=c11 -D_GNU_SOURCE -Idump -Itests/fuzz -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined
-FUZZ_FOLD_SRC := tests/unit/fold_oracle.c $(addprefix analyzer/lib/,trace.c trace_fold.c cct.c flat.c symtab.c calls.c util.c)
+FUZZ_FOLD_SRC := tests/unit/fold_oracle.c $(addprefix analyzer/lib/,trace.c trace_fold.c cct.c flat.c symtab.c calls.c util.c \
+	iterations.c folded.c timings.c runs.c input.c)
 $(BUILD)/fuzz-dump-reader: tests/fuzz/fuzz_dump_reader.c tests/fuzz/structured.c $(DUMP_SRC) $(wildcard dump/*.h) \
 		tests/fuzz/structured.h | $(DEPS_STAMP)
 	$(if $(Q),@echo "  CLANG   $@")
