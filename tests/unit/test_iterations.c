@@ -248,13 +248,48 @@ Test(iterations, a_whole_run_refuses_the_cpu_metric)
 	unlink(path);
 }
 
+/* A dump written to a new temporary file @path (a mkstemp template): the header, META @kv (@nkv pairs), methods
+ * main, run (an iteration method when @iteration), a and b of t.It, thread 0 "main" and 1 "worker".  The caller
+ * adds its own symbols and events, then close_dump(). */
+static struct emp_dump_writer *open_dump(char *path, const char *const *kv, size_t nkv, int iteration, FILE **f)
+{
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	*f = fdopen(fd, "wb");
+	cr_assert_not_null(*f);
+	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, *f);
+	cr_assert_not_null(w);
+	cr_assert_eq(emp_dump_write_header(w), 0);
+	cr_assert_eq(emp_dump_write_meta(w, kv, nkv), 0);
+	cr_assert_eq(emp_dump_add_method(w, MAIN, EMP_FRAME_JAVA, 0, "t.It", "main", "([Ljava/lang/String;)V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, RUN, EMP_FRAME_JAVA, iteration ? EMP_METHOD_ITERATION : 0, "t.It", "run",
+					 "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, A, EMP_FRAME_JAVA, 0, "t.It", "a", "()V"), 0);
+	cr_assert_eq(emp_dump_add_method(w, B, EMP_FRAME_JAVA, 0, "t.It", "b", "()V"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 0, 1234, EMP_THREAD_JAVA, "main"), 0);
+	cr_assert_eq(emp_dump_add_thread(w, 1, 1235, EMP_THREAD_JAVA, "worker"), 0);
+	return w;
+}
+
+/* Flush @e (when not NULL) and finish the dump open_dump() began. */
+static void close_dump(struct emp_dump_writer *w, struct emp_dump_events *e, FILE *f)
+{
+	if (e) {
+		cr_assert_eq(emp_dump_events_flush(w, e), 0);
+		emp_dump_events_free(e);
+	}
+	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
+	emp_dump_writer_free(w);
+	cr_assert_eq(fclose(f), 0);
+}
+
 /* --max-contexts: two traced VMs whose light contexts differ, a limit far below their count.  Each iteration of
  * RUN calls H (heavy: 1000 or 1100 ns) and six light methods L_k (3..8 ns each, each with a call of INNER of 1 ns
  * inside), one chunk per iteration, so the union tree is pruned while the first dump is read and again in the
  * second.  After emp_iter_settle every node kept has, in every VM, exactly the value the VM's own calls give it
  * (a context pruned while VM 0 was read and made again in VM 1 would hold 0 in VM 0: a false change), and the
  * more node holds the rest, each call entering it once (the INNER calls inside it add nothing). */
-enum { NLIGHT = 60, LITERS = 10, L0 = 3, INNER = L0 + NLIGHT };
+enum { NLIGHT = 60, LITERS = 10, HEAVY = B + 1, L0 = HEAVY + 1, INNER = L0 + NLIGHT };
 
 /* Light method of call j of iteration i in a VM whose light contexts start at @shift. */
 static uint32_t light(int shift, int i, int j)
@@ -262,32 +297,25 @@ static uint32_t light(int shift, int i, int j)
 	return L0 + (uint32_t)((shift + i * 6 + j) % NLIGHT);
 }
 
-static void write_light_dump(const char *path, uint64_t heavy, int shift)
+static void write_light_dump(char *path, uint64_t heavy, int shift)
 {
-	FILE *f = fopen(path, "wb");
-	cr_assert_not_null(f);
-	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
-	cr_assert_not_null(w);
-	cr_assert_eq(emp_dump_write_header(w), 0);
+	FILE *f;
 	const char *kv[] = { "mode", "trace" };
-	cr_assert_eq(emp_dump_write_meta(w, kv, 1), 0);
-	cr_assert_eq(emp_dump_add_method(w, MAIN, EMP_FRAME_JAVA, 0, "t.It", "main", "([Ljava/lang/String;)V"), 0);
-	cr_assert_eq(emp_dump_add_method(w, RUN, EMP_FRAME_JAVA, EMP_METHOD_ITERATION, "t.It", "run", "()V"), 0);
-	cr_assert_eq(emp_dump_add_method(w, 2, EMP_FRAME_JAVA, 0, "t.It", "heavy", "()V"), 0);
+	struct emp_dump_writer *w = open_dump(path, kv, 1, 1, &f);
+	cr_assert_eq(emp_dump_add_method(w, HEAVY, EMP_FRAME_JAVA, 0, "t.It", "heavy", "()V"), 0);
 	for (uint32_t k = 0; k < NLIGHT; k++) {
 		char name[16];
 		snprintf(name, sizeof(name), "l%u", k);
 		cr_assert_eq(emp_dump_add_method(w, L0 + k, EMP_FRAME_JAVA, 0, "t.It", name, "()V"), 0);
 	}
 	cr_assert_eq(emp_dump_add_method(w, INNER, EMP_FRAME_JAVA, 0, "t.It", "inner", "()V"), 0);
-	cr_assert_eq(emp_dump_add_thread(w, 0, 1234, EMP_THREAD_JAVA, "main"), 0);
 	cr_assert_eq(emp_dump_flush_symbols(w), 0);
 	struct emp_dump_events *e = emp_dump_events_new(0);
 	cr_assert_not_null(e);
 	uint64_t t = 0;
 	for (int i = 0; i < LITERS; i++) {
 		cr_assert_eq(emp_dump_events_enter(e, t += 10, RUN), 0);
-		cr_assert_eq(emp_dump_events_enter(e, t += 1, 2), 0);
+		cr_assert_eq(emp_dump_events_enter(e, t += 1, HEAVY), 0);
 		cr_assert_eq(emp_dump_events_exit(e, t += heavy, 0), 0);
 		for (int j = 0; j < 6; j++) {
 			cr_assert_eq(emp_dump_events_enter(e, t += 1, light(shift, i, j)), 0);
@@ -298,19 +326,12 @@ static void write_light_dump(const char *path, uint64_t heavy, int shift)
 		cr_assert_eq(emp_dump_events_exit(e, t += 1, 0), 0);
 		cr_assert_eq(emp_dump_events_flush(w, e), 0);
 	}
-	emp_dump_events_free(e);
-	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
-	emp_dump_writer_free(w);
-	cr_assert_eq(fclose(f), 0);
+	close_dump(w, e, f);
 }
 
 Test(iterations, a_pruned_tree_puts_every_vms_contexts_alike)
 {
 	char p0[] = "/tmp/emp-iter-prune-XXXXXX", p1[] = "/tmp/emp-iter-prune-XXXXXX";
-	int fd0 = mkstemp(p0), fd1 = mkstemp(p1);
-	cr_assert(fd0 >= 0 && fd1 >= 0);
-	close(fd0);
-	close(fd1);
 	const int shift[2] = { 0, 30 };
 	write_light_dump(p0, 1000, shift[0]);
 	write_light_dump(p1, 1100, shift[1]);
@@ -367,19 +388,9 @@ Test(iterations, a_pruned_tree_puts_every_vms_contexts_alike)
 Test(iterations, a_whole_run_ends_the_calls_the_recording_cut)
 {
 	char path[] = "/tmp/emp-iter-cut-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	FILE *f = fdopen(fd, "wb");
-	cr_assert_not_null(f);
-	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
-	cr_assert_eq(emp_dump_write_header(w), 0);
+	FILE *f;
 	const char *kv[] = { "mode", "trace", "options", "mode=trace,include=t.*" };
-	cr_assert_eq(emp_dump_write_meta(w, kv, 2), 0);
-	cr_assert_eq(emp_dump_add_method(w, MAIN, EMP_FRAME_JAVA, 0, "t.It", "main", "([Ljava/lang/String;)V"), 0);
-	cr_assert_eq(emp_dump_add_method(w, A, EMP_FRAME_JAVA, 0, "t.It", "a", "()V"), 0);
-	cr_assert_eq(emp_dump_add_method(w, B, EMP_FRAME_JAVA, 0, "t.It", "b", "()V"), 0);
-	cr_assert_eq(emp_dump_add_thread(w, 0, 1234, EMP_THREAD_JAVA, "main"), 0);
-	cr_assert_eq(emp_dump_add_thread(w, 1, 1235, EMP_THREAD_JAVA, "worker"), 0);
+	struct emp_dump_writer *w = open_dump(path, kv, 2, 0, &f);
 	cr_assert_eq(emp_dump_flush_symbols(w), 0);
 	struct emp_dump_events *e0 = emp_dump_events_new(0), *e1 = emp_dump_events_new(1);
 	cr_assert_eq(emp_dump_events_enter(e0, 0, MAIN), 0); /* main 0-(45: the last event) { a 10-30 } */
@@ -388,12 +399,8 @@ Test(iterations, a_whole_run_ends_the_calls_the_recording_cut)
 	cr_assert_eq(emp_dump_events_enter(e1, 5, B), 0); /* worker: b 5-45 */
 	cr_assert_eq(emp_dump_events_exit(e1, 45, 0), 0);
 	cr_assert_eq(emp_dump_events_flush(w, e0), 0);
-	cr_assert_eq(emp_dump_events_flush(w, e1), 0);
 	emp_dump_events_free(e0);
-	emp_dump_events_free(e1);
-	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
-	emp_dump_writer_free(w);
-	cr_assert_eq(fclose(f), 0);
+	close_dump(w, e1, f);
 	struct emp_iter_opts o = { 0 };
 	struct emp_iter_set *s = emp_iter_new(&o);
 	cr_assert_eq(emp_iter_load(s, NULL, 0, path), 0);
@@ -413,19 +420,9 @@ Test(iterations, a_whole_run_ends_the_calls_the_recording_cut)
 Test(iterations, a_sample_counts_once_in_a_more_node)
 {
 	char path[] = "/tmp/emp-iter-more-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	FILE *f = fdopen(fd, "wb");
-	cr_assert_not_null(f);
-	struct emp_dump_writer *w = emp_dump_writer_new(emp_test_file_sink, f);
-	cr_assert_eq(emp_dump_write_header(w), 0);
+	FILE *f;
 	const char *kv[] = { "mode", "sample", "interval_ns", "1000000" };
-	cr_assert_eq(emp_dump_write_meta(w, kv, 2), 0);
-	cr_assert_eq(emp_dump_add_method(w, MAIN, EMP_FRAME_JAVA, 0, "t.It", "main", "([Ljava/lang/String;)V"), 0);
-	cr_assert_eq(emp_dump_add_method(w, RUN, EMP_FRAME_JAVA, EMP_METHOD_ITERATION, "t.It", "run", "()V"), 0);
-	cr_assert_eq(emp_dump_add_method(w, A, EMP_FRAME_JAVA, 0, "t.It", "a", "()V"), 0);
-	cr_assert_eq(emp_dump_add_method(w, B, EMP_FRAME_JAVA, 0, "t.It", "b", "()V"), 0);
-	cr_assert_eq(emp_dump_add_thread(w, 0, 1234, EMP_THREAD_JAVA, "main"), 0);
+	struct emp_dump_writer *w = open_dump(path, kv, 2, 1, &f);
 	cr_assert_eq(emp_dump_flush_symbols(w), 0);
 	struct emp_dump_events *e = emp_dump_events_new(0);
 	cr_assert_eq(emp_dump_events_enter(e, 1, RUN), 0);
@@ -435,11 +432,7 @@ Test(iterations, a_sample_counts_once_in_a_more_node)
 	for (uint64_t t = 3; t < 6; t++)
 		cr_assert_eq(emp_dump_events_sample(e, t, EMP_STATE_RUNNING, s2, 6), 0);
 	cr_assert_eq(emp_dump_events_exit(e, 7, 0), 0);
-	cr_assert_eq(emp_dump_events_flush(w, e), 0);
-	emp_dump_events_free(e);
-	cr_assert_eq(emp_dump_write_end(w, NULL, 0), 0);
-	emp_dump_writer_free(w);
-	cr_assert_eq(fclose(f), 0);
+	close_dump(w, e, f);
 	struct emp_iter_opts o = { .max_contexts = 4 };
 	struct emp_iter_set *s = emp_iter_new(&o);
 	cr_assert_eq(emp_iter_load(s, NULL, 0, path), 0);
