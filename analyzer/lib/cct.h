@@ -54,6 +54,7 @@ void emp_cct_limit(struct emp_cct *c, uint32_t max_nodes, uint32_t more_gid);
  * that is, as past the limit, and the tree is never due for a prune: every later reader puts a path where the
  * readers before put it. */
 void emp_cct_freeze(struct emp_cct *c);
+int emp_cct_frozen(const struct emp_cct *c);
 /* emp_cct_prune_due - the tree has a limit (emp_cct_limit), holds three quarters of it or more, and has grown
  * since its last prune: time for emp_cct_prune(). */
 int emp_cct_prune_due(const struct emp_cct *c);

@@ -140,6 +140,8 @@ static void add(struct load *l, size_t i, struct emp_cct_node *n, double v)
 	struct iter *it = &l->iters[i];
 	uint32_t node = n->id;
 	n->total_ns += (uint64_t)v;
+	if (l->s->pruned && !emp_cct_frozen(l->s->cct))
+		return; /* the values are void until emp_iter_settle() reads the dumps again: only the weights count */
 	l->slot = emp_xgrow(l->slot, &l->nslot, node + 1, sizeof(*l->slot));
 	struct slot *sl = &l->slot[node];
 	if (sl->iter == i + 1) {
