@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "profile.h"
@@ -80,6 +81,7 @@ int emp_iter_cli_option(struct emp_cli *cli, struct emp_iter_cli *c, int opt, co
 
 int emp_iter_cli_load(struct emp_cli *cli, struct emp_iter_set *s, const struct emp_iter_cli *c, int nv[2])
 {
+	s->o.progress = isatty(STDERR_FILENO); /* for a person watching, not for a log */
 	for (unsigned g = 0; g < 2; g++)
 		if ((nv[g] = emp_iter_load_dir(s, &cli->in, g, c->dir[g])) < 0)
 			return -1;

@@ -72,7 +72,8 @@ enum emp_timings_run_time emp_iter_cli_run_time(struct emp_cli *cli, const char 
 	"                    node under their deepest kept caller (a note says how much they hold)\n"
 
 /* emp_iter_cli_load - read --base (group 0) and --new (group 1) into @s (iterations.h emp_iter_load_dir, then
- * emp_iter_settle); @nv: the VMs of each.  Return: 0, or -1 after printing one line. */
+ * emp_iter_settle), with progress lines on stderr when it is a terminal; @nv: the VMs of each.  Return: 0, or -1
+ * after printing one line. */
 int emp_iter_cli_load(struct emp_cli *cli, struct emp_iter_set *s, const struct emp_iter_cli *c, int nv[2]);
 
 struct emp_report;

@@ -78,6 +78,8 @@ struct emp_iter_opts {
 	double drop_disturbed;    /* dumps: > 0 drops measurement iterations whose wall time exceeds this factor times
 				   * their CPU time; 0 keeps all */
 	uint32_t max_contexts;    /* dumps: the union tree's limit (cct.h emp_cct_limit; 0 none), see below */
+	int progress;             /* dumps: a line on stderr for each dump whose reading took a second or more, and
+				   * before emp_iter_settle() reads them again */
 };
 
 struct emp_iter_vm {

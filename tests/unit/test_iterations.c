@@ -3,6 +3,7 @@
  * time, samples outside iterations ignored, and the rule that a node absent from an iteration counts 0 there (in
  * the mean, the variance and the prefix means), with exact numbers. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,12 +336,17 @@ Test(iterations, a_pruned_tree_puts_every_vms_contexts_alike)
 	const int shift[2] = { 0, 30 };
 	write_light_dump(p0, 1000, shift[0]);
 	write_light_dump(p1, 1100, shift[1]);
-	struct emp_iter_opts o = { .max_contexts = 16 };
+	struct emp_iter_opts o = { .max_contexts = 16, .progress = 1 };
 	struct emp_iter_set *s = emp_iter_new(&o);
+	cr_redirect_stderr();
 	cr_assert_eq(emp_iter_load(s, NULL, 0, p0), 0);
 	cr_assert_eq(emp_iter_load(s, NULL, 1, p1), 0);
 	cr_assert(s->pruned, "the limit must have pruned the tree");
 	cr_assert_eq(emp_iter_settle(s, NULL), 0);
+	/* progress: the second reading is announced (reads of under a second are not) */
+	fflush(stderr);
+	cr_assert_stderr_eq_str("emp-analyze: the calling contexts passed --max-contexts=16: reading the 2 dumps "
+				"again into the pruned tree\n");
 	cr_assert_eq(s->nvms, 2);
 	struct emp_cct_node *run = emp_cct_find_child(s->cct, emp_cct_root(s->cct), s->iter_gid);
 	cr_assert_not_null(run);
