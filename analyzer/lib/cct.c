@@ -132,11 +132,6 @@ void emp_cct_freeze(struct emp_cct *c)
 	c->frozen = 1;
 }
 
-int emp_cct_frozen(const struct emp_cct *c)
-{
-	return c->frozen;
-}
-
 int emp_cct_is_more(const struct emp_cct *c, const struct emp_cct_node *n)
 {
 	return c->max_nodes && n->parent && n->gid == c->more_gid;

@@ -54,14 +54,13 @@ void emp_cct_limit(struct emp_cct *c, uint32_t max_nodes, uint32_t more_gid);
  * that is, as past the limit, and the tree is never due for a prune: every later reader puts a path where the
  * readers before put it. */
 void emp_cct_freeze(struct emp_cct *c);
-int emp_cct_frozen(const struct emp_cct *c);
 /* emp_cct_prune_due - the tree has a limit (emp_cct_limit), holds three quarters of it or more, and has grown
  * since its last prune: time for emp_cct_prune(). */
 int emp_cct_prune_due(const struct emp_cct *c);
 /* emp_cct_prune - make room in a tree with a limit, at a moment its users choose (the same for every reader of a
  * dump, so their trees stay alike: trace_fold.h and trace.h prune where a chunk of events begins).  Kept: the
- * root, the nodes @pinned (by id, emp_cct_size() of them: calls still open on them; NULL: none), the heaviest others (by
- * total_samples when the root has samples, else by total_ns) as many as fit in half the limit, every caller of a
+ * root, the nodes @pinned (by id, emp_cct_size() of them: calls still open on them; NULL: none), the heaviest others
+ * (by total_samples when the root has samples, else by total_ns) as many as fit in half the limit, every caller of a
  * kept node and a kept node's more node.  Each removed node's figures go to the more node of its deepest kept
  * caller (made when missing), which counts each call or sample entering it from outside once, as a more node
  * does; so every call and sample stays counted and the heavy paths keep their own nodes, where a limit alone

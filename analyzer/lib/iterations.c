@@ -64,6 +64,7 @@ struct load {
 	struct slot *slot;  /* [nslot] by node id */
 	uint32_t nslot;
 	uint64_t chunk;     /* emp_dump_chunks() of EVENTS at the last look at the tree's limit */
+	int again;          /* emp_iter_settle()'s second reading, into the frozen tree */
 };
 
 const char *emp_iter_mode_name(enum emp_iter_mode m)
@@ -141,7 +142,7 @@ static void add(struct load *l, size_t i, struct emp_cct_node *n, double v)
 	struct iter *it = &l->iters[i];
 	uint32_t node = n->id;
 	n->total_ns += (uint64_t)v;
-	if (l->s->pruned && !emp_cct_frozen(l->s->cct))
+	if (l->s->pruned && !l->again)
 		return; /* the values are void until emp_iter_settle() reads the dumps again: only the weights count */
 	l->slot = emp_xgrow(l->slot, &l->nslot, node + 1, sizeof(*l->slot));
 	struct slot *sl = &l->slot[node];
@@ -201,9 +202,9 @@ static void on_enter(void *arg, struct emp_trace_call *c, const struct emp_trace
 static void on_call(void *arg, const struct emp_trace_call *c, const struct emp_trace_call *parent)
 {
 	struct load *l = arg;
-	/* A call whose node is its caller's is inside a "[more contexts]" node (its own descendants), which counts a
-	 * call entering it from outside once, as the tree views do: the time of the calls inside is in that one. */
-	int inside_more = parent && parent->user == c->user;
+	/* A call inside a "[more contexts]" node adds nothing: the call that entered it holds its time (cct.h
+	 * emp_cct_nested, as the tree views count it). */
+	int inside_more = parent && emp_cct_nested(c->user, parent->user);
 	if (l->whole) { /* a call adds its duration to its node, a root call to the run's too (the traced time) */
 		double d = c->tout >= c->tin ? (double)(c->tout - c->tin) : 0.0;
 		if (!inside_more)
@@ -244,7 +245,7 @@ static void on_sample(struct load *l, const struct emp_event *ev)
 		}
 	for (uint32_t i = from; i < ev->depth; i++) {
 		struct emp_cct_node *child = emp_cct_child(l->s->cct, n, emp_symtab_map_get(l->map, ev->frames[i]));
-		if (child != n) /* else inside a more node, which counts the sample once */
+		if (!emp_cct_nested(child, n)) /* a more node counts the sample once */
 			add(l, it, child, one);
 		n = child;
 	}
@@ -506,7 +507,7 @@ static int load_dump(struct emp_iter_set *s, struct emp_input *in, unsigned grou
 	if (!r)
 		return -1;
 	int rc = -1;
-	struct load l = { .s = s, .r = r, .path = path, .iter_gid = EMP_CCT_NO_SYMBOL };
+	struct load l = { .s = s, .r = r, .path = path, .iter_gid = EMP_CCT_NO_SYMBOL, .again = again };
 	struct emp_trace *tr = NULL;
 	/* META is absorbed with the first chunks: read the first event before looking at it */
 	struct emp_event ev;
