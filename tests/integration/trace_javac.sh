@@ -118,9 +118,11 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
     expect_eq "$jdk: calls in the limited tree" "$calls" "$(awk -F, 'NR>1{s+=$(NF-2)} END{print s}' tree-lim.csv)"
     "$ANALYZE" tree --max-contexts=$lim javac.emp | grep -q 'more calling contexts than --max-contexts='"$lim: " ||
         fail "$jdk: no note of the contexts past --max-contexts=$lim"
-    # compare, the trace against itself: with the limit, the contexts of 2 % or more of the unlimited tree are
-    # there with their exact values, and both versions hold the same values everywhere (a context pruned while
-    # the base was read, and made again while the new one was, would differ: iterations.h emp_iter_settle).
+    # compare, the trace against itself: with the limit, both versions hold the same values everywhere (a context
+    # pruned while the base was read, and made again while the new one was, would differ: iterations.h
+    # emp_iter_settle), and every context of 2 % or more of the unlimited tree that the limit keeps has its exact
+    # value.  How many of those it keeps is reported, not asserted: a context light at every prune of the first
+    # reading can end in "[more contexts]" (seen once in about 25 traces; see the README).
     mkdir -p cmp-base cmp-new && ln -sf ../javac.emp cmp-base/a.emp && ln -sf ../javac.emp cmp-new/a.emp
     "$ANALYZE" compare --base cmp-base --new cmp-new --min-pct 2 --max-contexts=0 --format=csv >cmp-all.csv ||
         fail "$jdk: compare failed"
@@ -128,9 +130,14 @@ for jdk in "$JAVA" "$JDK25/bin/java"; do
         fail "$jdk: compare --max-contexts=$lim failed"
     expect_eq "$jdk: compare --max-contexts=$lim: rows whose versions differ" 0 \
         "$(awk -F, 'NR>1 && $2 != $3' cmp-lim.csv | wc -l)"
-    expect_eq "$jdk: compare: contexts of 2 % or more missing or changed under --max-contexts=$lim" 0 \
-        "$(awk -F, 'NR==FNR {if (FNR>1) v[$1] = $2; next} FNR>1 && v[$1] != $2' cmp-lim.csv cmp-all.csv | wc -l)"
-    [ "$(($(wc -l <cmp-all.csv) - 1))" -gt 10 ] || fail "$jdk: compare: only $(($(wc -l <cmp-all.csv) - 1)) rows"
+    expect_eq "$jdk: compare: contexts of 2 % or more kept with another value under --max-contexts=$lim" 0 \
+        "$(awk -F, 'NR==FNR {if (FNR>1) v[$1] = $2; next} FNR>1 && ($1 in v) && v[$1] != $2' cmp-lim.csv cmp-all.csv |
+            wc -l)"
+    heavy=$(($(wc -l <cmp-all.csv) - 1))
+    [ "$heavy" -gt 10 ] || fail "$jdk: compare: only $heavy rows"
+    echo "$jdk: compare under --max-contexts=$lim keeps" \
+        "$(awk -F, 'NR==FNR {if (FNR>1) v[$1] = 1; next} FNR>1 && ($1 in v)' cmp-lim.csv cmp-all.csv | wc -l)" \
+        "of the $heavy contexts of 2 % or more"
     inst=$(info_value javac.emp counters methods_instrumented)
     [ "$inst" -gt 1000 ] || fail "$jdk: only $inst methods instrumented"
     skips=$("$ANALYZE" info --format=csv javac.emp | awk -F, '$1=="counters" && $3 ~ /^rewrite_(skip|fail)_/ && $4 != 0 {printf " %s=%s", $3, $4}')
