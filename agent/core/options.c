@@ -39,7 +39,8 @@ struct opt {
 /* The rows, in help order; an option's index is its bit in emp_options_parse()'s @seen. */
 enum opt_id {
 	OPT_MODE, OPT_INTERVAL, OPT_CLOCK, OPT_ENGINE, OPT_THREADS, OPT_DEPTH, OPT_INCLUDE, OPT_EXCLUDE, OPT_ITERATION,
-	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_COMPRESS, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG, OPT_DURATION,
+	OPT_ONFULL, OPT_OUT, OPT_WRITER, OPT_COMPRESS, OPT_WRITER_NICE, OPT_FLUSH, OPT_RINGSIZE, OPT_TIMESOURCE, OPT_LOG,
+	OPT_DURATION,
 	OPT_BUDGET, OPT_SAFEPOINTS, OPT_HELP,
 	OPT_COUNT
 };
@@ -250,6 +251,19 @@ static int parse_writer(struct emp_options *o, const struct opt *d, const char *
 	return 0;
 }
 
+/* writer_nice=N: a nice value, -20 .. 19 (setpriority(2)'s range). */
+static int parse_writer_nice(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
+{
+	char *end = NULL;
+	errno = 0;
+	long v = strtol(val, &end, 10);
+	if (!*val || *end || errno || v < -20 || v > 19)
+		return fail(err, el, "%s=%s: expected a nice value from -20 to 19", d->name, val);
+	o->writer_nice = (int)v;
+	o->writer_nice_given = 1;
+	return 0;
+}
+
 static int parse_ringsize(struct emp_options *o, const struct opt *d, const char *val, char *err, size_t el)
 {
 	(void)d;
@@ -339,6 +353,11 @@ static const struct opt opts[OPT_COUNT] = {
 	[OPT_COMPRESS] = { "compress", CHOICE(compressions, compress), .def = "lz4",
 			   .text = "the dump's chunks LZ4-compressed, or stored (the same format, about twice the bytes "
 				   "for less of the writer's CPU time: for a trace of many threads on few cores)" },
+	[OPT_WRITER_NICE] = { "writer_nice", "N", .def_text = "10 below the JVM's: -10", .parse = parse_writer_nice,
+			      .text = "the writer thread's nice value, -20 .. 19: above the traced threads, it drains "
+				      "their rings before they fill where they would wait for it (ring_full_waits); "
+				      "going below the JVM's needs CAP_SYS_NICE or RLIMIT_NICE, and when refused the "
+				      "writer keeps the JVM's (the dump's meta writer_nice says which it got)" },
 	[OPT_FLUSH] = { "flush", TIME(flush_ns, 10 * MS, 60000 * MS), .def = "1s",
 			.text = "the writer writes complete chunks at least this often, so a killed JVM leaves a dump "
 				"readable up to then" },

@@ -31,6 +31,13 @@ for jdk in "${jdks[@]}"; do
     expect_eq "META mode" off "$(info_value "$f" meta mode)"
     expect_eq "META options" "mode=off,out=off-%p.emp" "$(info_value "$f" meta options)"
     expect_match "META jvm_version" '^[0-9]+' "$(info_value "$f" meta jvm_version)"
+    # the writer's nice value: 10 below the JVM's where lowering it is allowed (nice(1) tells), else the JVM's and why
+    base=$(nice); want=$((base - 10 < -20 ? -20 : base - 10))
+    if [ "$(nice -n -10 nice 2>/dev/null)" = "$want" ]; then got=$want; else got="$base ($want refused: Permission denied)"; fi
+    expect_eq "META writer_nice" "$got" "$(info_value "$f" meta writer_nice)"
+    "$jdk" -agentpath:"$AGENT"=mode=off,writer_nice=19,out=nice.emp -cp "$SUT" emp.sut.CallTree --help >/dev/null 2>&1 ||
+        fail "$jdk: writer_nice=19 run failed"
+    expect_eq "META writer_nice with writer_nice=19 (raising it is always allowed)" 19 "$(info_value nice.emp meta writer_nice)"
     # stdout is the program's alone: byte-identical to a run without the agent
     "$jdk" -cp "$SUT" emp.sut.CallTree --help >stdout.pure 2>/dev/null
     cmp -s stdout.txt stdout.pure || fail "$jdk: stdout differs with the agent loaded"

@@ -337,6 +337,25 @@ Test(options, check_attach)
 	cr_assert_str_eq(err, "help: run `emp-attach --help`; nothing was started");
 }
 
+Test(options, writer_nice)
+{
+	ok("");
+	cr_assert_eq(o.writer_nice_given, 0); /* the writer takes 10 below the JVM's */
+	ok("writer_nice=-20");
+	cr_assert_eq(o.writer_nice, -20);
+	cr_assert_eq(o.writer_nice_given, 1);
+	ok("mode=trace,include=a.*,writer_nice=19");
+	cr_assert_eq(o.writer_nice, 19);
+	ok("writer_nice=0");
+	cr_assert_eq(o.writer_nice, 0);
+	cr_assert_eq(o.writer_nice_given, 1);
+	bad("writer_nice=-21", "writer_nice=-21: expected a nice value from -20 to 19");
+	bad("writer_nice=20", "writer_nice=20: expected a nice value from -20 to 19");
+	bad("writer_nice=", "writer_nice=: expected a nice value from -20 to 19");
+	bad("writer_nice=-5x", "writer_nice=-5x: expected a nice value from -20 to 19");
+	bad("writer_nice=99999999999999999999", "writer_nice=99999999999999999999: expected a nice value from -20 to 19");
+}
+
 Test(options, ringsize)
 {
 	ok("ringsize=64K");
@@ -431,7 +450,7 @@ Test(options, help_text_lists_every_option_with_default)
 {
 	const char *h = emp_options_help();
 	static const char *const keys[] = { "mode=", "interval=", "clock=", "engine=", "threads=", "depth=", "include=",
-					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "compress=", "flush=",
+					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "compress=", "writer_nice=", "flush=",
 					    "ringsize=", "timesource=", "log=", "duration=", "budget=",
 					    "safepoints=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -447,13 +466,13 @@ Test(options, help_text_lists_every_option_with_default)
 						"(default: all with clock=cpu, java with wall)",
 						"(default: until the JVM ends; 100ms .. 86400s)",
 						"(default: none: every selected call is recorded)", "(default: on)",
-						"(default: lz4)" };
+						"(default: lz4)", "(default: 10 below the JVM's: -10)" };
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		cr_assert_not_null(strstr(h, defaults[i]), "help lacks %s", defaults[i]);
 	size_t n = 0;
 	for (const char *p = h; (p = strstr(p, "(default:")); p++)
 		n++;
-	cr_assert_eq(n, 17, "one default per option that has one");
+	cr_assert_eq(n, 18, "one default per option that has one");
 	cr_assert_eq(h[strlen(h) - 1], '\n');
 	for (const char *l = h; *l; l = strchr(l, '\n') + 1)
 		cr_assert_leq(strcspn(l, "\n"), 100u, "help line longer than 100 columns: %.40s", l);
