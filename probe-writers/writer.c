@@ -488,22 +488,31 @@ static void finish(void)
 /* writer_nice=: the writer thread's nice value, set from the writer itself (Linux keeps a nice value per thread;
  * setpriority(PRIO_PROCESS, tid) changes that thread's alone).  Above the traced threads' priority, a writer woken
  * by a producer (every quarter ring) runs at once rather than after their time slices, so it drains their rings
- * before they fill: on a full H2 trace (4 threads, 2 cores) ring_full_waits fell from ~1,850 to 130-170 at -10 and
- * 50-75 at -19, wall and CPU time unchanged (bench/README.md "the writer's priority").  Its work is the same; only
- * when it runs changes.  Lowering a nice value needs CAP_SYS_NICE or RLIMIT_NICE: when refused the writer keeps
- * the JVM's, and the META key writer_nice says what it got. */
+ * before they fill: on a full H2 trace (4 threads, 2 cores) ring_full_waits fell from ~1,800 to 83-395 at -10 and
+ * 47-144 at -19 (bench/README.md "the writer's priority").  Its work is the same; only when it runs changes, and it
+ * sleeps as soon as the rings are drained.  Lowering a nice value needs CAP_SYS_NICE, or RLIMIT_NICE's leave: when
+ * refused, the writer takes the lowest RLIMIT_NICE allows if that is below the JVM's, else keeps the JVM's; the
+ * META key writer_nice says what it got. */
 static void set_priority(void)
 {
 	errno = 0;
 	int base = getpriority(PRIO_PROCESS, 0); /* this thread's: inherited from the thread that loaded the agent */
 	if (base == -1 && errno)
 		base = 0;
-	int want = w.nice_given ? w.nice : base - 10 < -20 ? -20 : base - 10;
+	int want = w.nice_given ? w.nice : base - 19 < -20 ? -20 : base - 19;
+	const id_t tid = (id_t)syscall(SYS_gettid);
 	char v[96];
-	if (want == base || !setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), want))
+	if (want == base || !setpriority(PRIO_PROCESS, tid, want)) {
 		snprintf(v, sizeof(v), "%d", want);
-	else
-		snprintf(v, sizeof(v), "%d (%d refused: %s)", base, want, strerror(errno));
+	} else {
+		int e = errno, floor = base;
+		struct rlimit rl; /* RLIMIT_NICE's ceiling c allows nice values down to 20 - c */
+		if (!getrlimit(RLIMIT_NICE, &rl) && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= 40 &&
+		    20 - (int)rl.rlim_cur < base && 20 - (int)rl.rlim_cur > want &&
+		    !setpriority(PRIO_PROCESS, tid, 20 - (int)rl.rlim_cur))
+			floor = 20 - (int)rl.rlim_cur;
+		snprintf(v, sizeof(v), "%d (%d refused: %s)", floor, want, strerror(e));
+	}
 	emp_writer_add_meta("writer_nice", v);
 }
 

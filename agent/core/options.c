@@ -353,11 +353,13 @@ static const struct opt opts[OPT_COUNT] = {
 	[OPT_COMPRESS] = { "compress", CHOICE(compressions, compress), .def = "lz4",
 			   .text = "the dump's chunks LZ4-compressed, or stored (the same format, about twice the bytes "
 				   "for less of the writer's CPU time: for a trace of many threads on few cores)" },
-	[OPT_WRITER_NICE] = { "writer_nice", "N", .def_text = "10 below the JVM's: -10", .parse = parse_writer_nice,
+	[OPT_WRITER_NICE] = { "writer_nice", "N", .def_text = "19 below the JVM's, at least -20: -19",
+			      .parse = parse_writer_nice,
 			      .text = "the writer thread's nice value, -20 .. 19: above the traced threads, it drains "
 				      "their rings before they fill where they would wait for it (ring_full_waits); "
 				      "going below the JVM's needs CAP_SYS_NICE or RLIMIT_NICE, and when refused the "
-				      "writer keeps the JVM's (the dump's meta writer_nice says which it got)" },
+				      "writer takes what RLIMIT_NICE allows, or keeps the JVM's (the dump's meta "
+				      "writer_nice says what it got)" },
 	[OPT_FLUSH] = { "flush", TIME(flush_ns, 10 * MS, 60000 * MS), .def = "1s",
 			.text = "the writer writes complete chunks at least this often, so a killed JVM leaves a dump "
 				"readable up to then" },

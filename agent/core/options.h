@@ -47,7 +47,7 @@ struct emp_options {
 	double budget_pct;           /* trace mode: probes' cost limit in % of the program's CPU time; 0: none */
 	int safepoints;              /* record safepoint pauses (safepoint.h); default 1 */
 	int compress;                /* LZ4-compress the dump's chunks (default 1), or store them (compress=none) */
-	int writer_nice;             /* the writer thread's nice value (writer_nice_given), else 10 below the JVM's */
+	int writer_nice;             /* the writer thread's nice value (writer_nice_given), else 19 below the JVM's */
 	int writer_nice_given;
 	int help;                    /* "help" was given */
 	char *text;                  /* the option string as given ("" when none) */

@@ -340,7 +340,7 @@ Test(options, check_attach)
 Test(options, writer_nice)
 {
 	ok("");
-	cr_assert_eq(o.writer_nice_given, 0); /* the writer takes 10 below the JVM's */
+	cr_assert_eq(o.writer_nice_given, 0); /* the writer takes 19 below the JVM's */
 	ok("writer_nice=-20");
 	cr_assert_eq(o.writer_nice, -20);
 	cr_assert_eq(o.writer_nice_given, 1);
@@ -466,7 +466,7 @@ Test(options, help_text_lists_every_option_with_default)
 						"(default: all with clock=cpu, java with wall)",
 						"(default: until the JVM ends; 100ms .. 86400s)",
 						"(default: none: every selected call is recorded)", "(default: on)",
-						"(default: lz4)", "(default: 10 below the JVM's: -10)" };
+						"(default: lz4)", "(default: 19 below the JVM's, at least -20: -19)" };
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		cr_assert_not_null(strstr(h, defaults[i]), "help lacks %s", defaults[i]);
 	size_t n = 0;
