@@ -42,9 +42,10 @@ for jdk in "${jdks[@]}"; do
         got="$floor ($want refused: Permission denied)"
     fi
     expect_eq "META writer_nice" "$got" "$(info_value "$f" meta writer_nice)"
-    "$jdk" -agentpath:"$AGENT"=mode=off,writer_nice=19,out=nice.emp -cp "$SUT" emp.sut.CallTree --help >/dev/null 2>&1 ||
-        fail "$jdk: writer_nice=19 run failed"
-    expect_eq "META writer_nice with writer_nice=19 (raising it is always allowed)" 19 "$(info_value nice.emp meta writer_nice)"
+    "$jdk" -agentpath:"$AGENT"=mode=off,writer_nice=19,out=nice.emp -cp "$SUT" emp.sut.CallTree --help \
+        >/dev/null 2>&1 || fail "$jdk: writer_nice=19 run failed"
+    expect_eq "META writer_nice with writer_nice=19 (raising it is always allowed)" 19 \
+        "$(info_value nice.emp meta writer_nice)"
     # stdout is the program's alone: byte-identical to a run without the agent
     "$jdk" -cp "$SUT" emp.sut.CallTree --help >stdout.pure 2>/dev/null
     cmp -s stdout.txt stdout.pure || fail "$jdk: stdout differs with the agent loaded"

@@ -353,7 +353,8 @@ Test(options, writer_nice)
 	bad("writer_nice=20", "writer_nice=20: expected a nice value from -20 to 19");
 	bad("writer_nice=", "writer_nice=: expected a nice value from -20 to 19");
 	bad("writer_nice=-5x", "writer_nice=-5x: expected a nice value from -20 to 19");
-	bad("writer_nice=99999999999999999999", "writer_nice=99999999999999999999: expected a nice value from -20 to 19");
+	bad("writer_nice=99999999999999999999",
+	    "writer_nice=99999999999999999999: expected a nice value from -20 to 19");
 }
 
 Test(options, ringsize)
@@ -450,8 +451,8 @@ Test(options, help_text_lists_every_option_with_default)
 {
 	const char *h = emp_options_help();
 	static const char *const keys[] = { "mode=", "interval=", "clock=", "engine=", "threads=", "depth=", "include=",
-					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "compress=", "writer_nice=", "flush=",
-					    "ringsize=", "timesource=", "log=", "duration=", "budget=",
+					    "exclude=", "iteration=", "onfull=", "out=", "writer=", "compress=",
+					    "writer_nice=", "flush=", "ringsize=", "timesource=", "log=", "duration=", "budget=",
 					    "safepoints=" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char line[64];
