@@ -45,7 +45,8 @@ agent emp-sample-1ms "-agentpath:$EMP_LIB=mode=sample,interval=1ms,out=@OUT@/run
 agent emp-trace "-agentpath:$EMP_LIB=mode=trace,include=emp.sut.server.Routes.cheap;emp.sut.server.Routes.alloc;emp.sut.server.Routes.cpu,out=@OUT@/run.emp"
 [[ $PEERS == *asprof* ]] && agent asprof "-agentpath:$ASPROF_LIB=start,event=cpu,interval=10ms,collapsed,file=@OUT@/ap.collapsed"
 [[ $PEERS == *jfr* ]] && agent jfr "-XX:StartFlightRecording=filename=@OUT@/run.jfr"
-[[ $PEERS == *kieker* ]] && agent kieker "-javaagent:$KIEKER_JAR -Dkieker.monitoring.name=KIEKER-BENCHMARK \
+# Kieker: -Dnet.bytebuddy.experimental=true lets its Byte Buddy (Java 23 at most) instrument on JDK 25 (trace-moobench.sh).
+[[ $PEERS == *kieker* ]] && agent kieker "-javaagent:$KIEKER_JAR -Dnet.bytebuddy.experimental=true -Dkieker.monitoring.name=KIEKER-BENCHMARK \
 -Dkieker.monitoring.adaptiveMonitoring.enabled=false -Dkieker.monitoring.periodicSensorsExecutorPoolSize=0 \
 -Dkieker.monitoring.enabled=true -Dkieker.monitoring.writer=kieker.monitoring.writer.filesystem.FileWriter \
 -Dkieker.monitoring.writer.filesystem.FileWriter.logStreamHandler=kieker.monitoring.writer.filesystem.BinaryLogStreamHandler \

@@ -61,7 +61,10 @@ for wr in $EMP_WRITERS; do
 done
 # Kieker as MooBench's configuration 4 (binary FileWriter, YieldPutStrategy), except maxLogFiles stays at its
 # default -1 (keep every file): MooBench's 100 would delete old files and we count what was written.
-[[ $PEERS == *kieker* ]] && bench_variant kieker "-javaagent:$KIEKER_JAR -Dkieker.monitoring.name=KIEKER-BENCHMARK \
+# net.bytebuddy.experimental: Kieker 2.0.2's Byte Buddy supports class files up to Java 23; on JDK 25 it throws on
+# every class and instruments nothing (no record written: the run counts as failed, runner.sh) unless told to
+# read newer class files.
+[[ $PEERS == *kieker* ]] && bench_variant kieker "-javaagent:$KIEKER_JAR -Dnet.bytebuddy.experimental=true -Dkieker.monitoring.name=KIEKER-BENCHMARK \
 -Dkieker.monitoring.adaptiveMonitoring.enabled=false -Dkieker.monitoring.periodicSensorsExecutorPoolSize=0 \
 -Dkieker.monitoring.enabled=true -Dkieker.monitoring.writer=kieker.monitoring.writer.filesystem.FileWriter \
 -Dkieker.monitoring.writer.filesystem.FileWriter.logStreamHandler=kieker.monitoring.writer.filesystem.BinaryLogStreamHandler \

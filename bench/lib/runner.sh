@@ -117,13 +117,22 @@ bench_one() {
 	fi
 	cnt=","
 	fn=bench_count_${v%%-*}
+	local counted=1
 	if ((rc == 0)) && declare -F "$fn" >/dev/null; then
-		cnt=$("$fn" "$out" 2>>"$out/stderr.txt" | tr ' ' ',') || cnt=","
+		# A variant that records and left nothing to count (a peer that instrumented nothing: Kieker's Byte Buddy
+		# on a JDK it does not know) is a failed run, not a cheap one.
+		if cnt=$("$fn" "$out" 2>>"$out/stderr.txt"); then
+			cnt=${cnt// /,}
+		else
+			counted=0
+			printf '\nbench: %s %s vm %s recorded nothing to count; see %s/stderr.txt\n' "$w" "$v" "$vm" "$out" >&2
+		fi
 		[[ -n $cnt ]] || cnt=","
 	fi
 	local ratio flag
 	ratio=$(awk -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", (w > 0) ? (u + s) / w : 0 }')
-	flag=$(awk -v r="$ratio" -v t="$BENCH_FLAG_RATIO" -v rc="$rc" 'BEGIN { print rc != 0 ? "failed" : (r < t ? "busy" : "") }')
+	flag=$(awk -v r="$ratio" -v t="$BENCH_FLAG_RATIO" -v rc="$rc" -v c="$counted" \
+		'BEGIN { print (rc != 0 || !c) ? "failed" : (r < t ? "busy" : "") }')
 	echo "$w,$p,$d,$v,$vm,$seq,$rc,$wall,$user,$sys,$ratio,$flag,$load,$red,$cnt" >>"$BENCH_DIR/manifest.csv"
 	if ((rc != 0)); then
 		printf '\nbench: %s %s vm %s exited %s; see %s/stderr.txt\n' "$w" "$v" "$vm" "$rc" "$out" >&2

@@ -33,8 +33,9 @@ def load(path, drop_busy):
             key = (r["workload"], r["variant"])
             if r["flag"] == "busy":
                 busy[key] = busy.get(key, 0) + 1
-            if r["exit"] != "0" or not r["mean_ns"] or (drop_busy and r["flag"] == "busy"):
-                failed[key] = failed.get(key, 0) + (r["exit"] != "0" or not r["mean_ns"])
+            bad = r["exit"] != "0" or not r["mean_ns"] or r["flag"] == "failed"
+            if bad or (drop_busy and r["flag"] == "busy"):
+                failed[key] = failed.get(key, 0) + bad
                 continue
             r["n"] = int(r["n"])
             r["mean_ns"] = float(r["mean_ns"])
@@ -92,10 +93,14 @@ def cmd_overhead(a):
     print(f"| workload | variant | VMs | busy | median of VM means | ratio to {a.baseline} [95 % CI] | "
           "within-VM sd | between-VM sd | iters/VM (KJ) | count/run |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for w in ordered(r["workload"] for r in runs):
+    for w in ordered([r["workload"] for r in runs] + [ww for (ww, v) in failed]):
         base = [r["mean_ns"] for r in runs if r["workload"] == w and r["variant"] == a.baseline]
-        for v in ordered(r["variant"] for r in runs if r["workload"] == w):
+        for v in ordered([r["variant"] for r in runs if r["workload"] == w] + [v for (ww, v) in failed if ww == w]):
             rs = [r for r in runs if r["workload"] == w and r["variant"] == v]
+            if not rs:  # every run failed: the row says so rather than leaving the variant out
+                if failed.get((w, v)):
+                    print(f"| {w} | {v} | 0 (+{failed[(w, v)]} failed) | – | – | – | – | – | – | – |")
+                continue
             means = [r["mean_ns"] for r in rs]
             med = statistics.median(means)
             ratio = lo = hi = None
@@ -134,7 +139,7 @@ def slope(points):
 def cmd_slope(a):
     runs, failed, busy = load(a.manifest, a.drop_busy)
     rng = random.Random(a.seed)
-    variants = ordered(r["variant"] for r in runs)
+    variants = ordered([r["variant"] for r in runs] + [v for (w, v) in failed])
 
     def by_depth(v):
         d = {}
@@ -159,6 +164,9 @@ def cmd_slope(a):
         depths = list(g)
         groups = [g[x] for x in depths]
         if len(depths) < 2:
+            nfail = sum(n for (w, vv), n in failed.items() if vv == v)
+            if nfail:  # a variant whose runs all failed still gets its row: it is not cheaper, it did not run
+                print(f"| {v} | – | 0 (+{nfail} failed) | – | – | – | – | – |")
             continue
         s = slope_of(groups, depths)
         lo, hi = boot_ci(rng, lambda ss: slope_of(ss, depths), groups, a.bootstrap)
