@@ -14,7 +14,8 @@
 #   bench_variant NAME ARGS [ENV]   add a variant: ARGS are JVM options (word-split; @OUT@ is replaced by the
 #                                   run's scratch directory), ENV is "K=V …" for the JVM's environment.
 #                                   If a function bench_count_<NAME up to its first -> exists it is called after
-#                                   the run as `fn OUTDIR` and prints "COUNT_NAME COUNT" (records, samples).
+#                                   the run as `fn OUTDIR` and prints "COUNT_NAME COUNT" (records, samples);
+#                                   its non-zero exit (nothing to count) marks the run failed.
 #   bench_config WORKLOAD PARAM DROP PROGRAM ARGS…   one configuration (one java-sut invocation)
 #   bench_run VMS                   run every configuration × variant VMS times, interleaved
 # Env knobs: JAVA (java), PIN (CPU list for taskset; default: the last 2 CPUs when there are ≥ 4, otherwise
