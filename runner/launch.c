@@ -104,7 +104,7 @@ int emp_launch_start(const struct emp_experiment *e, size_t index, unsigned atte
 	else
 		sched_getaffinity(0, sizeof(l->cpus), &l->cpus);
 	l->load_before = loadavg1();
-	l->start = emp_runner_now();
+	l->start = emp_now_s();
 	fflush(NULL);
 	pid_t parent = getpid();
 	l->pid = fork();
@@ -129,7 +129,7 @@ out:
 void emp_launch_finish(const struct emp_experiment *e, const struct emp_launch *l, int status,
 		       const struct rusage *ru, struct emp_manifest_row *row)
 {
-	double now = emp_runner_now();
+	double now = emp_now_s();
 	*row = (struct emp_manifest_row){
 		.index = l->index,
 		.attempt = l->attempt,

@@ -21,7 +21,7 @@ struct emp_launch {
 	pid_t pid;
 	size_t index;
 	unsigned attempt;
-	double start;             /* emp_runner_now() at fork */
+	double start;             /* emp_now_s() at fork */
 	double load_before;
 	cpu_set_t cpus;           /* the set it runs on */
 };

@@ -29,7 +29,5 @@ int emp_runner_trim_torn(const char *path);
 char *emp_runner_abs_path(const char *p);
 /* emp_runner_mkdirs - mkdir -p.  Return: 0 or -1 printed. */
 int emp_runner_mkdirs(const char *path);
-/* emp_runner_now - CLOCK_MONOTONIC in seconds. */
-double emp_runner_now(void);
 
 #endif /* EMP_RUNNER_H */

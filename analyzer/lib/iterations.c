@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dump_reader.h"
 #include "folded.h"
@@ -486,13 +485,6 @@ static void prune_due(struct load *l, struct emp_trace *tr)
 		memset(l->slot, 0, l->nslot * sizeof(*l->slot));
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* emp_iter_load(), or with @again the same dump read once more (emp_iter_settle: its status already reported). */
 static int load_dump(struct emp_iter_set *s, struct emp_input *in, unsigned group, const char *path, int again)
 {
@@ -529,7 +521,7 @@ static int load_dump(struct emp_iter_set *s, struct emp_input *in, unsigned grou
 	l.map = emp_symtab_map_new(s->st, r);
 	tr = emp_trace_new(&iter_ops, &l);
 	uint64_t last_ticks = 0, events = 0;
-	double t0 = s->o.progress ? now_s() : 0;
+	double t0 = s->o.progress ? emp_now_s() : 0;
 	for (; more; more = emp_dump_reader_next(r, &ev), events++) {
 		prune_due(&l, tr);
 		last_ticks = ev.ticks > last_ticks ? ev.ticks : last_ticks;
@@ -582,10 +574,10 @@ static int load_dump(struct emp_iter_set *s, struct emp_input *in, unsigned grou
 		goto out;
 	reduce(&l, new_vm(s, group, path), scale, warmup);
 	rc = 0;
-	double took = s->o.progress ? now_s() - t0 : 0;
+	double took = s->o.progress ? emp_now_s() - t0 : 0;
 	if (took >= 1) /* a long read says so: a set of whole-program traces takes minutes */
-		fprintf(stderr, "emp-analyze: %s %s: %" PRIu64 " events in %.1f s\n", again ? "read again" : "read", path,
-			events, took);
+		fprintf(stderr, "emp-analyze: %s %s: %" PRIu64 " events in %.1f s\n", again ? "read again" : "read",
+			path, events, took);
 out:
 	for (size_t i = 0; i < l.niters; i++)
 		free(l.iters[i].p);
@@ -633,8 +625,8 @@ int emp_iter_settle(struct emp_iter_set *s, struct emp_input *in)
 	if (!s->pruned)
 		return 0;
 	if (s->o.progress)
-		fprintf(stderr, "emp-analyze: the calling contexts passed --max-contexts=%u: reading the %zu dumps again "
-			"into the pruned tree\n", (unsigned)s->o.max_contexts, s->nvms);
+		fprintf(stderr, "emp-analyze: the calling contexts passed --max-contexts=%u: reading the %zu dumps "
+			"again into the pruned tree\n", (unsigned)s->o.max_contexts, s->nvms);
 	emp_cct_freeze(s->cct);
 	struct emp_iter_vm *vms = s->vms;
 	size_t n = s->nvms;

@@ -43,8 +43,8 @@
  * difference the tests would call a change.  So after the last dump, emp_iter_settle() freezes the tree (cct.h
  * emp_cct_freeze) and reads every dump again: every VM then puts each path where every other does, and the
  * contexts kept are the heavy ones of all VMs.  A set whose tree never reached the limit is read once.  A set holds
- * dumps or timing files, never both; every dump of a set must have the same mode (sample or
- * trace), the same iteration method and, in sample mode, the same interval.  Not thread-safe.
+ * dumps or timing files, never both; every dump of a set must have the same mode (sample or trace), the same
+ * iteration method and, in sample mode, the same interval.  Not thread-safe.
  */
 #ifndef EMP_ITERATIONS_H
 #define EMP_ITERATIONS_H

@@ -19,12 +19,12 @@
  * node by node in the order the chunk created them, so the symbols are interned and the nodes created in the
  * order trace.h would; a tree with a limit is pruned (cct.h emp_cct_prune) before a chunk is merged, where
  * trace.h's readers prune it too (emp_trace_cct_prune), so the trees stay alike.  The merge makes the checks
- * that need the caller; one that could fire on several callees of a level at once (an entry before its caller's, which
- * only a broken clock gives) is not told apart, and the merge answers -1: the caller then reads the dump again with
- * trace.h, as it does for anything the fold does not handle
- * (a SAMPLE event, a malformed one, a method or thread not defined by then, a clock rate changed by a later META
- * chunk, a chunk folded ahead of a corrupt one).  eoi and ess need no check here: they are numbered from the stack
- * itself, so a trace rebuilt from events cannot break either rule (trace.h counts 0 for every dump). */
+ * that need the caller; one that could fire on several callees of a level at once (an entry before its caller's,
+ * which only a broken clock gives) is not told apart, and the merge answers -1: the caller then reads the dump again
+ * with trace.h, as it does for anything the fold does not handle (a SAMPLE event, a malformed one, a method or
+ * thread not defined by then, a clock rate changed by a later META chunk, a chunk folded ahead of a corrupt one).
+ * eoi and ess need no check here: they are numbered from the stack itself, so a trace rebuilt from events cannot
+ * break either rule (trace.h counts 0 for every dump). */
 #ifndef EMP_TRACE_FOLD_H
 #define EMP_TRACE_FOLD_H
 

@@ -21,6 +21,9 @@ __attribute__((noreturn, format(printf, 1, 2))) void emp_die(const char *fmt, ..
 /* One-line message on stderr prefixed "<emp_util_program>: ". */
 __attribute__((format(printf, 1, 2))) void emp_errorf(const char *fmt, ...);
 
+/* emp_now_s - CLOCK_MONOTONIC in seconds. */
+double emp_now_s(void);
+
 void *emp_xmalloc(size_t n);
 void *emp_xcalloc(size_t n, size_t size);
 void *emp_xrealloc(void *p, size_t n);
