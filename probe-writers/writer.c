@@ -37,6 +37,7 @@ struct wthread {
 	int name_written;               /* its THREAD symbol is in the dump */
 	struct emp_callstats_stack *budget; /* budget=: the thread's open calls, for calls and self time per method */
 	struct emp_callstats_cpu cpu;       /* budget=: its CPU clock, for the traced threads' CPU time */
+	uint64_t trace_ticks;               /* ticks of the ring's last trace record: emp_trace_rec_get()'s base */
 	struct wthread *next;
 };
 
@@ -261,45 +262,44 @@ _Static_assert(EMP_EV_ENTER == EMP_REC_ENTER - 1 && EMP_EV_EXIT == EMP_REC_EXIT 
 		       EMP_EV_EXIT_THROW == EMP_REC_EXIT_THROW - 1,
 	       "trace record types and event kinds in step");
 
-static void encode_record(struct wthread *t, const uint8_t *rec, uint32_t size)
+/* One trace record, decoded by emp_trace_rec_get(). */
+static int encode_trace(struct wthread *t, uint32_t type, uint32_t method, uint64_t ticks)
+{
+	uint32_t kind = type - EMP_REC_ENTER;
+	/* an ENTER's head holds its method; an EXIT's none (its record's method is not read) */
+	uint64_t head = ((uint64_t)method << EMP_EV_KIND_BITS & -(uint64_t)(kind == EMP_EV_ENTER)) | kind;
+	return emp_dump_events_trace(t->events, ticks, head);
+}
+
+/* Any other record. */
+static int encode_other(struct wthread *t, const uint8_t *rec, uint32_t size)
 {
 	uint32_t hdr = *(const uint32_t *)(const void *)rec;
-	const struct emp_rec_trace *tr = (const void *)rec;
-	int rc = 0;
-	uint32_t kind = EMP_REC_TYPE(hdr) - EMP_REC_ENTER; /* wraps for PAD */
-	if (__builtin_expect(kind <= EMP_EV_EXIT_THROW, 1)) {
-		/* an ENTER's head holds its method; an EXIT's none (its record's method field is not read) */
-		uint64_t head = ((uint64_t)tr->method << EMP_EV_KIND_BITS & -(uint64_t)(kind == EMP_EV_ENTER)) | kind;
-		rc = emp_dump_events_trace(t->events, tr->ticks, head);
-		goto done;
-	}
-	switch ((enum emp_ring_type)EMP_REC_TYPE(hdr)) {
-	case EMP_REC_ENTER:
-	case EMP_REC_EXIT:
-	case EMP_REC_EXIT_THROW:
-		break; /* above */
+	switch (EMP_REC_TYPE(hdr)) {
 	case EMP_REC_CPU: {
 		const struct emp_rec_cpu *c = (const void *)rec;
-		rc = emp_dump_events_cpu(t->events, c->ticks, c->cpu_ns);
-		break;
+		return emp_dump_events_cpu(t->events, c->ticks, c->cpu_ns);
 	}
 	case EMP_REC_SAMPLE: {
 		uint64_t ticks, vthread = 0;
 		enum emp_thread_state st;
 		uint32_t depth = 0;
 		if (!w.decode || w.decode(rec, size, &ticks, &st, w.frames, &depth, &vthread))
-			return;
-		rc = emp_dump_events_vthread(t->events, ticks, vthread);
-		if (!rc)
-			rc = emp_dump_events_sample(t->events, ticks, st, w.frames, depth);
-		break;
+			return 1;
+		int rc = emp_dump_events_vthread(t->events, ticks, vthread);
+		return rc ? rc : emp_dump_events_sample(t->events, ticks, st, w.frames, depth);
 	}
-	case EMP_REC_PAD:
-		return;
+	default: /* PAD */
+		return 1;
 	}
-done:
+}
+
+/* After a record's encoding returned @rc: 0 written, 1 nothing to write, else an error. */
+static void encoded(struct wthread *t, int rc)
+{
 	if (rc) {
-		report_write_error(rc);
+		if (rc < 0)
+			report_write_error(rc);
 		return;
 	}
 	w.records++;
@@ -323,19 +323,22 @@ static uint64_t drain(struct wthread *wt)
 		else
 			wt->name_written = 1;
 	}
+	int encode = !w.discard;
+	if (encode && !wt->events && !(wt->events = emp_dump_events_new(t->id))) {
+		report_write_error(-ENOMEM);
+		encode = 0; /* this pass's records are lost (counted); the next pass tries again */
+	}
 	while (tail != head) {
-		uint32_t size;
+		uint32_t size, type, method;
+		uint64_t ticks;
 		const uint8_t *rec = emp_ring_record(&t->ring, tail, &size);
-		if (budget_on)
-			emp_callstats_note(&wt->budget, rec);
-		if (!w.discard) {
-			if (!wt->events && !(wt->events = emp_dump_events_new(t->id))) {
-				report_write_error(-ENOMEM);
-				break;
-			}
-			encode_record(wt, rec, size);
-		}
 		tail += size;
+		/* Every trace record is decoded, also with the null sink: the short form's base moves on each one. */
+		int trace = emp_trace_rec_get(rec, &wt->trace_ticks, &type, &method, &ticks);
+		if (trace && budget_on)
+			emp_callstats_note(&wt->budget, type, method, ticks);
+		if (encode)
+			encoded(wt, trace ? encode_trace(wt, type, method, ticks) : encode_other(wt, rec, size));
 	}
 	emp_ring_consume_end(&t->ring, head);
 	emp_count(EMP_C_RECORDS_WRITTEN, w.records);

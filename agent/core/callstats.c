@@ -108,10 +108,8 @@ void emp_callstats_remove(struct emp_callstat *m)
 	atomic_store_explicit(&m->removed, 1, memory_order_release);
 }
 
-void emp_callstats_note(struct emp_callstats_stack **sp, const uint8_t *rec)
+void emp_callstats_note(struct emp_callstats_stack **sp, uint32_t type, uint32_t method, uint64_t ticks)
 {
-	const struct emp_rec_trace *r = (const void *)rec;
-	uint32_t type = EMP_REC_TYPE(r->hdr);
 	struct emp_callstats_stack *s = *sp;
 	if (type == EMP_REC_ENTER) {
 		if (!s || s->n == s->cap) {
@@ -124,10 +122,10 @@ void emp_callstats_note(struct emp_callstats_stack **sp, const uint8_t *rec)
 			g->cap = cap;
 			*sp = s = g;
 		}
-		s->f[s->n++] = (struct frame){ r->method & 0x3ffffffu, r->ticks, 0 };
+		s->f[s->n++] = (struct frame){ method & 0x3ffffffu, ticks, 0 };
 	} else if ((type == EMP_REC_EXIT || type == EMP_REC_EXIT_THROW) && s && s->n) {
 		struct frame *f = &s->f[--s->n];
-		uint64_t d = r->ticks > f->start ? r->ticks - f->start : 0;
+		uint64_t d = ticks > f->start ? ticks - f->start : 0;
 		if (s->n)
 			s->f[s->n - 1].child += d;
 		struct emp_callstat *m = stat_of(f->method, 0);

@@ -40,8 +40,8 @@ struct emp_callstat *emp_callstats_get(uint32_t id);
 const char *emp_callstats_class(struct emp_callstat *m);
 void emp_callstats_remove(struct emp_callstat *m);
 
-/* Writer thread: one drained ring record @rec of a thread whose open calls are in *@s. */
-void emp_callstats_note(struct emp_callstats_stack **s, const uint8_t *rec);
+/* Writer thread: one drained trace record (ring.h emp_trace_rec_get()) of a thread whose open calls are in *@s. */
+void emp_callstats_note(struct emp_callstats_stack **s, uint32_t type, uint32_t method, uint64_t ticks);
 void emp_callstats_stack_free(struct emp_callstats_stack *s);
 
 /* A traced thread's CPU clock as last read, the writer's own.  Zero it for a new thread. */

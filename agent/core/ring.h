@@ -6,8 +6,9 @@
  * exactly one producer.  Consumer: the writer thread.
  *
  * Records are 8-byte aligned and start with a u32 header: type in the top 8 bits, size in bytes (header included,
- * a multiple of 8) in the low 24.  A record never wraps: when it does not fit before the end of the buffer, the
- * producer fills the rest with one PAD record and starts at offset 0.
+ * a multiple of 8) in the low 24; a type with EMP_REC_SHORT set is an 8-byte trace record whose low 24 bits hold
+ * a method instead (see the trace records below).  A record never wraps: when it does not fit before the end of
+ * the buffer, the producer fills the rest with one PAD record and starts at offset 0.
  *
  * Positions are free-running byte counts (head = bytes produced, tail = bytes consumed), so full and empty are
  * never ambiguous.  Memory ordering, in the style of perf's ring_buffer.h:
@@ -32,9 +33,9 @@
 
 enum emp_ring_type {
 	EMP_REC_PAD        = 0, /* filler up to the end of the buffer */
-	EMP_REC_ENTER      = 1, /* struct emp_rec_trace */
-	EMP_REC_EXIT       = 2, /* struct emp_rec_trace */
-	EMP_REC_EXIT_THROW = 3, /* struct emp_rec_trace */
+	EMP_REC_ENTER      = 1, /* a trace record, see below */
+	EMP_REC_EXIT       = 2,
+	EMP_REC_EXIT_THROW = 3,
 	EMP_REC_SAMPLE     = 4, /* sampler's record, see sampler.h */
 	EMP_REC_CPU        = 5, /* struct emp_rec_cpu */
 };
@@ -43,7 +44,20 @@ enum emp_ring_type {
 #define EMP_REC_SIZE(hdr) ((hdr) & 0xffffffu)
 #define EMP_REC_HDR(type, size) ((uint32_t)(type) << 24 | (uint32_t)(size))
 
-/* A trace probe's record: 16 bytes. */
+/* A trace probe's record (ENTER, EXIT, EXIT_THROW) comes in two forms; emp_trace_rec_put() picks one and
+ * emp_trace_rec_get() reads either.
+ *   short, 8 bytes: a u32 header of type (EMP_REC_SHORT | EMP_REC_ENTER...) and the method id (24 bits), then a u32:
+ *          the ticks since the ring's previous trace record (emp_ring.trace_ticks).  Nearly every record.
+ *   long, 16 bytes (struct emp_rec_trace): the header of type EMP_REC_ENTER... and size 16, the method, the ticks.
+ *          When the gap is 2^32 ticks or more (the ring's first trace record, a thread idle for a second or more:
+ *          the TSC counts a few 10^9 a second) or, never yet seen, the method id is 2^24 or more (they stay below
+ *          2^26, dump.h).
+ * The short form halves the bytes a traced call moves through the ring: the ring holds twice the calls before its
+ * producer must wait, and the writer reads half the memory (bench/README.md, "8-byte trace records"). */
+#define EMP_REC_SHORT        0x80u
+#define EMP_REC_SHORT_SIZE   8u
+#define EMP_REC_SHORT_METHOD 0xffffffu
+
 struct emp_rec_trace {
 	uint32_t hdr;
 	uint32_t method; /* method id given by the rewriter */
@@ -64,6 +78,7 @@ struct emp_ring {
 	uint64_t cached_tail;               /* producer's last view of tail */
 	uint64_t reserved_head;             /* head after the pending reservation */
 	uint64_t wake_at;                   /* emp_ring_commit_wake(): head at which to wake the writer next */
+	uint64_t trace_ticks;               /* ticks of the last trace record written: the short form's base */
 	/* consumer side */
 	_Alignas(64) _Atomic uint64_t tail; /* written only by the consumer */
 	/* constant after emp_ring_init() */
@@ -139,7 +154,10 @@ static inline const uint8_t *emp_ring_record(const struct emp_ring *r, uint64_t 
 {
 	const uint8_t *p = r->data + (pos & r->mask);
 	uint32_t hdr = *(const uint32_t *)(const void *)p;
-	*size = EMP_REC_TYPE(hdr) == EMP_REC_PAD ? (uint32_t)(r->size - (pos & r->mask)) : EMP_REC_SIZE(hdr);
+	uint32_t type = EMP_REC_TYPE(hdr);
+	*size = type & EMP_REC_SHORT	    ? EMP_REC_SHORT_SIZE
+		: type == EMP_REC_PAD ? (uint32_t)(r->size - (pos & r->mask))
+				      : EMP_REC_SIZE(hdr);
 	return p;
 }
 
@@ -148,6 +166,58 @@ static inline void emp_ring_consume_end(struct emp_ring *r, uint64_t tail)
 {
 	/* (D) release: our reads of the records happen before the producer may reuse their bytes; pairs with (A). */
 	atomic_store_explicit(&r->tail, tail, memory_order_release);
+}
+
+/* ---- trace records ---------------------------------------------------------------------------------------- */
+
+/* emp_trace_rec_size - the bytes of the record emp_trace_rec_put() will write for @method at @now. */
+static inline uint32_t emp_trace_rec_size(const struct emp_ring *r, uint32_t method, uint64_t now)
+{
+	/* Unsigned: a step back in time (TSC skew between CPUs) wraps to a large gap and takes the long form. */
+	return now - r->trace_ticks <= UINT32_MAX && method <= EMP_REC_SHORT_METHOD ? EMP_REC_SHORT_SIZE
+										     : sizeof(struct emp_rec_trace);
+}
+
+/* emp_trace_rec_put - write a trace record of @type (EMP_REC_ENTER, _EXIT, _EXIT_THROW) for @method at @now into
+ * @rec, reserved with emp_trace_rec_size(r, method, now) bytes, and make @now the next record's base.  The caller
+ * then commits it.  Async-signal-safe. */
+static inline void emp_trace_rec_put(struct emp_ring *r, void *rec, uint32_t type, uint32_t method, uint64_t now)
+{
+	uint64_t gap = now - r->trace_ticks;
+	if (__builtin_expect(gap <= UINT32_MAX && method <= EMP_REC_SHORT_METHOD, 1)) {
+		uint32_t *w = rec;
+		w[0] = EMP_REC_HDR(EMP_REC_SHORT | type, method);
+		w[1] = (uint32_t)gap;
+	} else {
+		struct emp_rec_trace *t = rec;
+		t->hdr = EMP_REC_HDR(type, sizeof(*t));
+		t->method = method;
+		t->ticks = now;
+	}
+	r->trace_ticks = now;
+}
+
+/* emp_trace_rec_get - consumer side: when @rec is a trace record, its type (EMP_REC_ENTER...), method and ticks,
+ * where *@base holds the ticks of the ring's previous trace record (0 before the first) and is moved on.
+ * Return: 1 for a trace record, 0 for any other. */
+static inline int emp_trace_rec_get(const uint8_t *rec, uint64_t *base, uint32_t *type, uint32_t *method,
+				    uint64_t *ticks)
+{
+	uint32_t hdr = *(const uint32_t *)(const void *)rec;
+	uint32_t t = EMP_REC_TYPE(hdr);
+	if (t & EMP_REC_SHORT) {
+		*type = t & ~EMP_REC_SHORT;
+		*method = hdr & EMP_REC_SHORT_METHOD;
+		*ticks = *base += ((const uint32_t *)(const void *)rec)[1];
+		return 1;
+	}
+	if (t < EMP_REC_ENTER || t > EMP_REC_EXIT_THROW)
+		return 0;
+	const struct emp_rec_trace *tr = (const void *)rec;
+	*type = t;
+	*method = tr->method;
+	*ticks = *base = tr->ticks;
+	return 1;
 }
 
 #endif /* EMP_RING_H */

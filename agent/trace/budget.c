@@ -60,7 +60,7 @@ void emp_budget_setup(double pct)
 /* ---- controller ----------------------------------------------------------------------------------------------- */
 
 /* The probe's cost per call (an entry and an exit), calibrated once at the controller's start: the C work of a
- * probe pair (two emp_clock_ticks() reads, two 16-byte records reserved, filled and committed in a ring, as
+ * probe pair (two emp_clock_ticks() reads, two trace records reserved, filled and committed in a ring, as
  * enter_fast/exit_fast do) timed over 100,000 pairs on the thread's CPU clock, the best of 3, plus the JNI
  * transition the loop cannot reproduce (JNI_PAIR_TRANSITION_NS) for the JNI flavour.  The writer's work is not in
  * it: decide() adds the writer thread's measured CPU time.  What neither counts (the inlining a probe prevents,
@@ -76,10 +76,9 @@ static double calibrate(int ffm)
 		uint64_t t0 = emp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		for (uint32_t i = 0; i < N; i++) {
 			for (int k = 0; k < 2; k++) {
-				struct emp_rec_trace *rec = emp_ring_reserve(&r, sizeof(*rec));
-				rec->hdr = EMP_REC_HDR(k ? EMP_REC_EXIT : EMP_REC_ENTER, sizeof(*rec));
-				rec->method = i;
-				rec->ticks = emp_clock_ticks();
+				uint64_t now = emp_clock_ticks();
+				void *rec = emp_ring_reserve(&r, emp_trace_rec_size(&r, i, now));
+				emp_trace_rec_put(&r, rec, k ? EMP_REC_EXIT : EMP_REC_ENTER, i, now);
 				emp_ring_commit(&r);
 			}
 			emp_ring_consume_end(&r, atomic_load_explicit(&r.head, memory_order_relaxed));

@@ -9,7 +9,7 @@
  *        jdk.internal code), hence the pattern check (jdk_reachable()).
  *   JNI  (otherwise, JDK 17 always): static natives bound with RegisterNatives.
  * Both run the same fast path, enter_fast()/exit_fast(): TLS state, one policy load, the nesting guard, rdtsc,
- * one 16-byte record reserved and committed in the thread's ring.  Whatever is not the common case (no thread
+ * one 8-byte record (ring.h) reserved and committed in the thread's ring.  Whatever is not the common case (no thread
  * state yet, a full ring, a dropped subtree, after VMDeath, reentry) returns 1 having changed nothing, and the slow
  * path enter_slow()/exit_slow_common() handles it with a JNIEnv in the thread's native state: there it may attach
  * the thread (JVMTI) or wait for the writer, which a thread in its Java state must not (it would hold up every
@@ -154,14 +154,14 @@ static __attribute__((noinline, cold)) struct emp_thread *attach_lazily(JNIEnv *
 	return t;
 }
 
-/* onfull=block, ring full: sleep until a pass of the writer gives room back (emp_writer_wait_pass()).  Return: the
- * reserved record, or NULL when the writer is gone (the record is then counted lost_after_shutdown). */
-static __attribute__((noinline, cold)) struct emp_rec_trace *wait_for_room(struct emp_thread *t)
+/* onfull=block, ring full: sleep until a pass of the writer gives room back (emp_writer_wait_pass()).  Return: room
+ * for a record of @len bytes, or NULL when the writer is gone (the record is then counted lost_after_shutdown). */
+static __attribute__((noinline, cold)) void *wait_for_room(struct emp_thread *t, uint32_t len)
 {
 	emp_count(EMP_C_RING_FULL_WAITS, 1);
 	for (;;) {
 		uint32_t seq = emp_writer_passes();
-		struct emp_rec_trace *rec = emp_ring_reserve(&t->ring, sizeof(*rec));
+		void *rec = emp_ring_reserve(&t->ring, len);
 		if (rec)
 			return rec;
 		if (!emp_writer_alive()) {
@@ -181,16 +181,18 @@ static inline void commit(struct emp_thread *t)
 		emp_writer_wake();
 }
 
-/* onfull=drop, an entry at depth @depth (1 = outermost): reserve 16 bytes only when the ring also has room for the
- * exits of all @depth open calls, so that an exit never finds the ring full.  Trace records are all 16 bytes and
- * the ring size is a power of two, so exits never need a PAD; the larger trial reservation may add one, and the
- * remaining room then still covers the exits.  Return: the record, or NULL (nothing reserved). */
-static inline struct emp_rec_trace *reserve_with_headroom(struct emp_ring *r, uint32_t depth)
+/* onfull=drop, an entry at depth @depth (1 = outermost) whose record takes @len bytes: reserve them only when the
+ * ring also has room for the exits of all @depth open calls, so that an exit never finds the ring full.  An exit's
+ * record takes at most 16 bytes (ring.h), and those of the open calls take less than the ring, so they cross its end
+ * at most once: one PAD of at most 8 bytes (a 16-byte record at the last 8 bytes).  The larger trial reservation
+ * may add a PAD of its own; the remaining room then still covers the exits.  Return: the record, or NULL (nothing
+ * reserved). */
+static inline void *reserve_with_headroom(struct emp_ring *r, uint32_t depth, uint32_t len)
 {
-	uint64_t headroom = (uint64_t)depth * sizeof(struct emp_rec_trace);
-	if (headroom + sizeof(struct emp_rec_trace) > r->size)
+	uint64_t headroom = (uint64_t)depth * sizeof(struct emp_rec_trace) + EMP_REC_SHORT_SIZE;
+	if (headroom + len > r->size)
 		return NULL;
-	struct emp_rec_trace *rec = emp_ring_reserve(r, (uint32_t)(headroom + sizeof(*rec)));
+	void *rec = emp_ring_reserve(r, (uint32_t)(headroom + len));
 	if (rec)
 		r->reserved_head -= headroom; /* commit publishes only our record */
 	return rec;
@@ -230,13 +232,12 @@ static inline int enter_fast(jint id)
 	t->nesting = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	uint64_t now = emp_clock_ticks();
-	struct emp_rec_trace *rec = fast == EMP_TRACER_FAST_DROP ? reserve_with_headroom(&t->ring, t->trace_depth + 1)
-								   : emp_ring_reserve(&t->ring, sizeof(*rec));
+	uint32_t len = emp_trace_rec_size(&t->ring, (uint32_t)id, now);
+	void *rec = fast == EMP_TRACER_FAST_DROP ? reserve_with_headroom(&t->ring, t->trace_depth + 1, len)
+						 : emp_ring_reserve(&t->ring, len);
 	if (likely(rec)) {
 		t->trace_depth++;
-		rec->hdr = EMP_REC_HDR(EMP_REC_ENTER, sizeof(*rec));
-		rec->method = (uint32_t)id;
-		rec->ticks = now;
+		emp_trace_rec_put(&t->ring, rec, EMP_REC_ENTER, (uint32_t)id, now);
 		commit(t);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
@@ -255,12 +256,10 @@ static inline int exit_fast(jint id, uint32_t type)
 	t->nesting = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	uint64_t now = emp_clock_ticks();
-	struct emp_rec_trace *rec = emp_ring_reserve(&t->ring, sizeof(*rec));
+	void *rec = emp_ring_reserve(&t->ring, emp_trace_rec_size(&t->ring, (uint32_t)id, now));
 	if (likely(rec)) {
 		t->trace_depth--;
-		rec->hdr = EMP_REC_HDR(type, sizeof(*rec));
-		rec->method = (uint32_t)id;
-		rec->ticks = now;
+		emp_trace_rec_put(&t->ring, rec, type, (uint32_t)id, now);
 		commit(t);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
@@ -297,7 +296,9 @@ static __attribute__((noinline, cold)) void JNICALL enter_slow(JNIEnv *env, jcla
 		return;
 	uint64_t now = emp_clock_ticks();
 	uint32_t depth = ++t->trace_depth;
-	struct emp_rec_trace *rec;
+	uint32_t method = (uint32_t)(id & ~ITER_BIT);
+	uint32_t len = emp_trace_rec_size(&t->ring, method, now);
+	void *rec;
 	if (unlikely(t->trace_skip)) {
 		emp_count(EMP_C_RING_FULL_DROPPED, 1); /* inside a dropped subtree (onfull=drop) */
 		goto out;
@@ -307,18 +308,16 @@ static __attribute__((noinline, cold)) void JNICALL enter_slow(JNIEnv *env, jcla
 		goto out;
 	}
 	if (tr.onfull == EMP_ONFULL_DROP) {
-		if (!(rec = reserve_with_headroom(&t->ring, depth))) {
+		if (!(rec = reserve_with_headroom(&t->ring, depth, len))) {
 			emp_count(EMP_C_RING_FULL_DROPPED, 1);
 			t->trace_skip = depth;
 			emp_writer_wake(); /* the writer may be asleep with little to do: this ring needs it */
 			goto out;
 		}
-	} else if (unlikely(!(rec = emp_ring_reserve(&t->ring, sizeof(*rec)))) && !(rec = wait_for_room(t))) {
+	} else if (unlikely(!(rec = emp_ring_reserve(&t->ring, len))) && !(rec = wait_for_room(t, len))) {
 		goto out;
 	}
-	rec->hdr = EMP_REC_HDR(EMP_REC_ENTER, sizeof(*rec));
-	rec->method = (uint32_t)(id & ~ITER_BIT);
-	rec->ticks = now;
+	emp_trace_rec_put(&t->ring, rec, EMP_REC_ENTER, method, now);
 	commit(t);
 	if (id & ITER_BIT)
 		put_cpu(t, now);
@@ -332,7 +331,8 @@ static __attribute__((noinline, cold)) void exit_slow_common(JNIEnv *env, jint i
 	if (!t)
 		return;
 	uint64_t now = emp_clock_ticks();
-	struct emp_rec_trace *rec;
+	uint32_t method = (uint32_t)(id & ~ITER_BIT);
+	void *rec;
 	if (unlikely(!t->trace_depth)) {
 		/* No open entry: the call began before this thread had a state, or before its class was rewritten
 		 * (an instrumented caller returning into old code cannot happen: running frames keep their code). */
@@ -354,11 +354,10 @@ static __attribute__((noinline, cold)) void exit_slow_common(JNIEnv *env, jint i
 		put_cpu(t, now);
 	/* With onfull=drop the entry reserved room for this record, so the wait below is not taken (but the CPU
 	 * record just above may have used that room: then the wait is taken, bounded as with onfull=block). */
-	if (unlikely(!(rec = emp_ring_reserve(&t->ring, sizeof(*rec)))) && !(rec = wait_for_room(t)))
+	uint32_t len = emp_trace_rec_size(&t->ring, method, now);
+	if (unlikely(!(rec = emp_ring_reserve(&t->ring, len))) && !(rec = wait_for_room(t, len)))
 		goto out;
-	rec->hdr = EMP_REC_HDR(type, sizeof(*rec));
-	rec->method = (uint32_t)(id & ~ITER_BIT);
-	rec->ticks = now;
+	emp_trace_rec_put(&t->ring, rec, type, method, now);
 	commit(t);
 out:
 	probe_end(t);

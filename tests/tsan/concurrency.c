@@ -51,17 +51,16 @@ static _Atomic uint64_t waits;
 /* One record into the calling thread's ring; a full ring wakes the writer and waits, as onfull=block does. */
 static void put(struct emp_thread *t, enum emp_ring_type type, uint64_t ticks)
 {
-	struct emp_rec_trace *r;
+	void *r;
+	uint32_t len = emp_trace_rec_size(&t->ring, method, ticks);
 	for (;;) {
 		uint32_t seq = emp_writer_passes();
-		if ((r = emp_ring_reserve(&t->ring, sizeof(*r))))
+		if ((r = emp_ring_reserve(&t->ring, len)))
 			break;
 		atomic_fetch_add_explicit(&waits, 1, memory_order_relaxed);
 		emp_writer_wait_pass(seq);
 	}
-	r->hdr = EMP_REC_HDR(type, sizeof(*r));
-	r->method = method;
-	r->ticks = ticks;
+	emp_trace_rec_put(&t->ring, r, type, method, ticks);
 	if (emp_ring_commit_wake(&t->ring))
 		emp_writer_wake();
 }

@@ -218,6 +218,79 @@ Test(ring, full_with_pad_writes_no_pad)
 	emp_ring_destroy(&r);
 }
 
+/* ---- trace records -------------------------------------------------------------------------------------- */
+
+/* Reserve, write and commit a trace record as the probes do; return its size. */
+static uint32_t put_trace(struct emp_ring *r, uint32_t type, uint32_t method, uint64_t ticks)
+{
+	uint32_t len = emp_trace_rec_size(r, method, ticks);
+	void *p = emp_ring_reserve(r, len);
+	cr_assert_not_null(p);
+	emp_trace_rec_put(r, p, type, method, ticks);
+	emp_ring_commit(r);
+	return len;
+}
+
+Test(ring, trace_records_short_and_long)
+{
+	static const struct {
+		uint32_t type, method;
+		uint64_t ticks;
+		uint32_t size;
+	} rec[] = {
+		{ EMP_REC_ENTER, 7, 5, 8 },                                      /* gap 5 from the base 0 */
+		{ EMP_REC_ENTER, 0xffffff, 5, 8 },                               /* gap 0, the largest short id */
+		{ EMP_REC_ENTER, 0x1000000, 6, 16 },                             /* id of 25 bits */
+		{ EMP_REC_EXIT, 4, 6 + 0xffffffffull, 8 },                       /* the largest short gap */
+		{ EMP_REC_EXIT_THROW, 3, 6 + 0xffffffffull + (1ull << 32), 16 }, /* a gap of 2^32 */
+		{ EMP_REC_SAMPLE, 0, 0, 24 },                                    /* not a trace record */
+		{ EMP_REC_EXIT, 3, 4 + 0xffffffffull + (1ull << 32), 16 },       /* a step back */
+		{ EMP_REC_ENTER, 9, 0xfedcba9876543210ull, 16 },                 /* a large jump */
+		{ EMP_REC_EXIT, 9, 0xfedcba9876543210ull + 0x80000000ull, 8 },
+	};
+	struct emp_ring r;
+	cr_assert_eq(emp_ring_init(&r, 4096), 0);
+	uint64_t base = 0;
+	/* A round takes 120 bytes, 15 slots of 8: over 512 rounds it starts at every offset of the 4096-byte ring, so
+	 * that each record meets the end of the buffer, a 16-byte one there after a PAD. */
+	for (int round = 0; round < 512; round++) {
+		r.trace_ticks = base = 0;
+		for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++) {
+			if (rec[i].type == EMP_REC_SAMPLE)
+				put(&r, rec[i].size, EMP_REC_SAMPLE, (uint32_t)i);
+			else
+				cr_assert_eq(put_trace(&r, rec[i].type, rec[i].method, rec[i].ticks), rec[i].size,
+					     "record %zu", i);
+		}
+		uint64_t tail, head;
+		cr_assert_eq(emp_ring_consume_begin(&r, &tail, &head), 1);
+		for (size_t i = 0; tail != head;) {
+			uint32_t size, type, method;
+			uint64_t ticks;
+			const uint8_t *p = emp_ring_record(&r, tail, &size);
+			tail += size;
+			uint32_t t = EMP_REC_TYPE(*(const uint32_t *)(const void *)p);
+			int trace = emp_trace_rec_get(p, &base, &type, &method, &ticks);
+			if (t == EMP_REC_PAD) {
+				cr_assert_eq(trace, 0);
+				continue;
+			}
+			cr_assert_eq(size, rec[i].size, "record %zu round %d", i, round);
+			if (rec[i].type == EMP_REC_SAMPLE) {
+				cr_assert_eq(trace, 0);
+			} else {
+				cr_assert_eq(trace, 1, "record %zu", i);
+				cr_assert_eq(type, rec[i].type, "record %zu", i);
+				cr_assert_eq(method, rec[i].method, "record %zu", i);
+				cr_assert_eq(ticks, rec[i].ticks, "record %zu round %d", i, round);
+			}
+			i++;
+		}
+		emp_ring_consume_end(&r, head);
+	}
+	emp_ring_destroy(&r);
+}
+
 /* ---- two threads ------------------------------------------------------------------------------------------ */
 
 #define STRESS_RECORDS 3000000u

@@ -54,13 +54,13 @@ static int test_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum 
 	return 0;
 }
 
-static void put_trace(struct emp_thread *t, enum emp_ring_type type, uint32_t method, uint64_t ticks)
+/* A trace record as the probes write it (ring.h); its size must be @size: 8 for the short form, 16 for the long. */
+static void put_trace(struct emp_thread *t, enum emp_ring_type type, uint32_t method, uint64_t ticks, uint32_t size)
 {
-	struct emp_rec_trace *r = emp_ring_reserve(&t->ring, sizeof(*r));
+	cr_assert_eq(emp_trace_rec_size(&t->ring, method, ticks), size);
+	void *r = emp_ring_reserve(&t->ring, size);
 	cr_assert_not_null(r);
-	r->hdr = EMP_REC_HDR(type, sizeof(*r));
-	r->method = method;
-	r->ticks = ticks;
+	emp_trace_rec_put(&t->ring, r, type, method, ticks);
 	emp_ring_commit(&t->ring);
 }
 
@@ -93,6 +93,8 @@ static void setup(char *path, struct emp_options *o, uint64_t ring_bytes)
 	emp_symbols_setup();
 }
 
+#define LATE (170 + (1ull << 32))
+
 /* Writes one dump through the writer (started or not) and checks everything in it. */
 static void write_and_read_back(int start_thread)
 {
@@ -117,12 +119,12 @@ static void write_and_read_back(int start_thread)
 	cr_assert_not_null(t);
 	const uint32_t tid = t->id; /* the writer frees *t once it has drained it after the detach */
 	static const uint32_t stack[] = { 0, 1 };
-	put_trace(t, EMP_REC_ENTER, 0, 100);
-	put_trace(t, EMP_REC_ENTER, 1, 150);
-	put_trace(t, EMP_REC_EXIT_THROW, 0, 170);
+	put_trace(t, EMP_REC_ENTER, 0, 100, 8);
+	put_trace(t, EMP_REC_ENTER, 1, 150, 8);
+	put_trace(t, EMP_REC_EXIT_THROW, 0, 170, 8);
 	put_sample(t, 0, 180, EMP_STATE_SLEEPING, stack, 2, 42); /* ran virtual thread #42: a VTHREAD event first */
 	put_sample(t, 1, 185, EMP_STATE_RUNNING, stack, 1, 0);
-	put_trace(t, EMP_REC_EXIT, 0, 200);
+	put_trace(t, EMP_REC_EXIT, 0, LATE, 16); /* 2^32 ticks after the last trace record: the long form */
 	emp_thread_detach();
 	emp_writer_stop("test_end");
 	emp_writer_stop("second"); /* idempotent: the dump is finished once, with the first reason */
@@ -142,7 +144,7 @@ static void write_and_read_back(int start_thread)
 		{ EMP_EV_ENTER, 150, 1, 0, 0 },
 		{ EMP_EV_EXIT_THROW, 170, 0, 0, 0 },
 		{ EMP_EV_SAMPLE, 180, 0, EMP_STATE_SLEEPING, 2 },
-		{ EMP_EV_EXIT, 200, 0, 0, 0 },
+		{ EMP_EV_EXIT, LATE, 0, 0, 0 },
 	};
 	struct emp_event ev;
 	size_t n = 0;
@@ -223,25 +225,25 @@ Test(writer, full_ring_waits_for_a_writer_pass)
 	cr_assert_eq(emp_writer_open(&o, sink, NULL, 0, err, sizeof(err)), 0, "%s", err);
 	struct emp_thread *t = emp_thread_attach("worker", EMP_THREAD_JAVA, NULL);
 	cr_assert_not_null(t);
-	/* Not started yet: nobody drains, so the ring takes exactly 4096 / 16 records and the wait times out. */
-	for (uint64_t i = 1; i <= 256; i++)
-		put_trace(t, EMP_REC_ENTER, 0, i);
+	/* Not started yet: nobody drains, so the ring takes exactly 4096 / 8 short records and the wait times out. */
+	for (uint64_t i = 1; i <= 512; i++)
+		put_trace(t, EMP_REC_ENTER, 0, i, EMP_REC_SHORT_SIZE);
 	uint32_t seq = emp_writer_passes();
-	cr_assert_null(emp_ring_reserve(&t->ring, sizeof(struct emp_rec_trace)));
+	cr_assert_null(emp_ring_reserve(&t->ring, EMP_REC_SHORT_SIZE));
 	emp_writer_wait_pass(seq);
 	cr_assert_eq(emp_writer_passes(), seq);
 	cr_assert_eq(emp_writer_start(), 0);
 	/* Three rings' worth more, each record after as many waits as it takes. */
 	uint64_t waits = 0;
-	for (uint64_t i = 257; i <= 1024; i++) {
+	for (uint64_t i = 513; i <= 2048; i++) {
 		for (;;) {
 			seq = emp_writer_passes();
-			if (emp_ring_reserve(&t->ring, sizeof(struct emp_rec_trace)))
+			if (emp_ring_reserve(&t->ring, EMP_REC_SHORT_SIZE))
 				break;
 			waits++;
 			emp_writer_wait_pass(seq);
 		}
-		put_trace(t, EMP_REC_ENTER, 0, i);
+		put_trace(t, EMP_REC_ENTER, 0, i, EMP_REC_SHORT_SIZE);
 	}
 	cr_assert_geq(waits, 3, "%" PRIu64 " waits for 3 rings' worth of records", waits);
 	cr_assert_neq(emp_writer_passes(), 0);
@@ -256,9 +258,9 @@ Test(writer, full_ring_waits_for_a_writer_pass)
 		cr_assert_eq(ev.kind, EMP_EV_ENTER);
 		cr_assert_eq(ev.ticks, n, "event %" PRIu64, n);
 	}
-	cr_assert_eq(n, 1024);
+	cr_assert_eq(n, 2048);
 	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
-	cr_assert_eq(emp_dump_counter(r, "records_written"), 1024);
+	cr_assert_eq(emp_dump_counter(r, "records_written"), 2048);
 	emp_dump_reader_close(r);
 	unlink(path);
 	emp_options_free(&o);
