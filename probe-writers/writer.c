@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -519,10 +520,59 @@ static void set_priority(void)
 	emp_writer_add_meta("writer_nice", v);
 }
 
+/* The kernel's struct sched_attr as of its first version (SCHED_ATTR_SIZE_VER0, 48 bytes): glibc before 2.41 does
+ * not declare it, and the <linux/sched/types.h> one clashes with a glibc that does. */
+struct writer_sched_attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
+
+#define WRITER_SLICE_NS 100000u /* the shortest slice Linux allows a fair task */
+
+/* The writer's time slice.  Linux 6.6+ schedules fair tasks by EEVDF, which protects the running task's slice from
+ * a woken task that has the same slice: at 250 Hz the writer woken by a producer then waited for the next tick,
+ * up to 4 ms, whatever its nice value (on a full H2 trace 44 of 8,027 wakes took more than 1 ms, up to 4.4).  A
+ * task with a shorter slice preempts at once (PREEMPT_SHORT); since 6.12 a fair task may ask for one, without
+ * privilege, as sched_setattr's sched_runtime (the shortest is 100 us).  With it the wakes above 1 ms fell to 10
+ * and ring_full_waits from 14-32 to 7-15 (bench/README.md "8-byte trace records").  Older kernels ignore
+ * sched_runtime for fair tasks.  The META key writer_slice_ns says what the kernel reports back: the slice, or 0
+ * where it has none to report (before 6.12). */
+static void set_slice(void)
+{
+	struct writer_sched_attr a;
+	char v[96];
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	/* Keep the policy and nice value set_priority() left; sched_setattr sets them too. */
+	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0)) {
+		snprintf(v, sizeof(v), "not set (sched_getattr: %s)", strerror(errno));
+	} else if (a.policy != SCHED_OTHER) {
+		snprintf(v, sizeof(v), "not set (policy %u)", a.policy);
+	} else {
+		a.size = sizeof(a);
+		a.flags = 0;
+		a.runtime = WRITER_SLICE_NS;
+		int rc = (int)syscall(SYS_sched_setattr, 0, &a, 0), e = errno;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		if (rc)
+			snprintf(v, sizeof(v), "not set (%s)", strerror(e));
+		else if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0))
+			snprintf(v, sizeof(v), "unknown (sched_getattr: %s)", strerror(errno));
+		else
+			snprintf(v, sizeof(v), "%" PRIu64, a.runtime);
+	}
+	emp_writer_add_meta("writer_slice_ns", v);
+}
+
 static void *writer_main(void *arg)
 {
 	(void)arg;
 	set_priority();
+	set_slice();
 	uint64_t next_flush = emp_clock_ns(CLOCK_MONOTONIC) + w.flush_ns;
 	while (atomic_load_explicit(&state, memory_order_acquire) == W_RUNNING) {
 		/* (W3) acquire; pairs with a producer's (W1). */

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -37,6 +39,25 @@ struct test_sample {
 };
 
 static int decodes;
+
+/* What the writer's META writer_slice_ns should say on this kernel: a thread asks for a 100 us slice as the writer
+ * does, and reads back what the kernel reports (100000 on Linux 6.12+, 0 before). */
+static void *slice_probe(void *out)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} a = { .size = 48 };
+	cr_assert_eq(syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0), 0);
+	a.runtime = 100000;
+	cr_assert_eq(syscall(SYS_sched_setattr, 0, &a, 0), 0);
+	cr_assert_eq(syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0), 0);
+	snprintf(out, 32, "%" PRIu64, a.runtime);
+	return NULL;
+}
 
 static int test_decode(const uint8_t *raw, uint32_t size, uint64_t *ticks, enum emp_thread_state *state,
 		       uint32_t *frames, uint32_t *depth, uint64_t *vthread)
@@ -170,8 +191,13 @@ static void write_and_read_back(int start_thread)
 	cr_assert_str_eq(emp_dump_meta(r, "late"), "yes");
 	/* the writer thread's nice value (writer_nice=, by default 19 below this process's): set, or refused without
 	 * CAP_SYS_NICE and said so */
-	cr_assert_eq(emp_dump_meta_count(r), start_thread ? 4 : 3);
+	cr_assert_eq(emp_dump_meta_count(r), start_thread ? 5 : 3);
 	if (start_thread) {
+		char slice[32];
+		pthread_t th;
+		cr_assert_eq(pthread_create(&th, NULL, slice_probe, slice), 0);
+		pthread_join(th, NULL);
+		cr_assert_str_eq(emp_dump_meta(r, "writer_slice_ns"), slice);
 		int base = getpriority(PRIO_PROCESS, 0), nice_want = base - 19 < -20 ? -20 : base - 19;
 		char set[32], refused[64];
 		snprintf(set, sizeof(set), "%d", nice_want);
