@@ -5,7 +5,7 @@
 #     emp-load's own CPU time for it (it must not be the bottleneck);
 #  2. agents: at RATE (default 60 % of that maximum) with the mix cheap:70,alloc:20,cpu:10, p50/p99/p99.9/max
 #     corrected and uncorrected for pure, emp sample 10 ms and 1 ms, emp trace of the routes, async-profiler
-#     (cpu, 10 ms), JFR (default profile), Kieker (ByteBuddy, binary files) and the OpenTelemetry agent
+#     (cpu, 10 ms), JFR (default profile), Kieker (AspectJ, binary files) and the OpenTelemetry agent
 #     (exporters none), interleaved, RUNS runs each, for every GC of GCS;
 #  3. composite: the same rate from inside the server's JVM (emp.sut.Server --inproc-load) against emp-load from
 #     outside, pure, for every GC of GCS — what the in-process arrangement hides.
@@ -28,8 +28,9 @@ bench_init latency$( ((quick)) && echo -quick)
 LOAD=$BENCH_DIR/bin/emp-load
 cp "$BUILD/emp-load" "$LOAD" || bench_die "$BUILD/emp-load is missing (run make first)"
 if [[ -n $PEERS ]]; then
-	# shellcheck disable=SC2086
-	eval "$("$HERE/lib/fetch-peers.sh" ${PEERS//jfr/})" || bench_die "a peer is unavailable (PEERS to choose)"
+	# shellcheck disable=SC2046
+	eval "$("$HERE/lib/fetch-peers.sh" $(sed 's/jfr//; s/kieker/kieker-aspectj/' <<<"$PEERS"))" ||
+		bench_die "a peer is unavailable (PEERS to choose)"
 fi
 echo "knobs: PARTS='$PARTS' GCS='$GCS' HEAP='$HEAP' RUNS=$RUNS DURATION=$DURATION WARMUP=$WARMUP MIX=$MIX CONNECTIONS=$CONNECTIONS THREADS=$THREADS PEERS='$PEERS'" >>"$BENCH_DIR/machine.txt"
 
@@ -45,15 +46,39 @@ agent emp-sample-1ms "-agentpath:$EMP_LIB=mode=sample,interval=1ms,out=@OUT@/run
 agent emp-trace "-agentpath:$EMP_LIB=mode=trace,include=emp.sut.server.Routes.cheap;emp.sut.server.Routes.alloc;emp.sut.server.Routes.cpu,out=@OUT@/run.emp"
 [[ $PEERS == *asprof* ]] && agent asprof "-agentpath:$ASPROF_LIB=start,event=cpu,interval=10ms,collapsed,file=@OUT@/ap.collapsed"
 [[ $PEERS == *jfr* ]] && agent jfr "-XX:StartFlightRecording=filename=@OUT@/run.jfr"
-# Kieker: -Dnet.bytebuddy.experimental=true lets its Byte Buddy (Java 23 at most) instrument on JDK 25 (trace-moobench.sh).
-[[ $PEERS == *kieker* ]] && agent kieker "-javaagent:$KIEKER_JAR -Dnet.bytebuddy.experimental=true -Dkieker.monitoring.name=KIEKER-BENCHMARK \
--Dkieker.monitoring.adaptiveMonitoring.enabled=false -Dkieker.monitoring.periodicSensorsExecutorPoolSize=0 \
--Dkieker.monitoring.enabled=true -Dkieker.monitoring.writer=kieker.monitoring.writer.filesystem.FileWriter \
+# Kieker: its AspectJ agent, OperationExecutionAspectFull's probe on the same three methods (a concrete aspect in
+# aop.xml), binary files.  Not its ByteBuddy agent, which selects classes only: it would trace every method of
+# Routes, build's recursion too.  Kieker's FileWriter writes nothing, silently, into a storage path that does not
+# exist: the agents loop creates @OUT@/data.  (The AspectJ weaver of the JDK's platform loader cannot see Kieker's
+# classes and says so on stderr; the application loader's weaves.)
+# On a JDK its weaver cannot read (runner.sh bench_kieker_aj_usable) Kieker is left out, and machine.txt says why.
+if [[ $PEERS == *kieker* ]] && ! why=$(bench_kieker_aj_usable "$KIEKER_AJ_JAR"); then
+	echo "kieker: left out: $why" | tee -a "$BENCH_DIR/machine.txt" >&2
+	PEERS=${PEERS//kieker/}
+fi
+if [[ $PEERS == *kieker* ]]; then
+	cat >"$BENCH_DIR/bin/aop.xml" <<'EOF'
+<!DOCTYPE aspectj PUBLIC "-//AspectJ//DTD//EN" "http://www.aspectj.org/dtd/aspectj_1_5_0.dtd">
+<aspectj>
+  <weaver options="-warn:none -Xlint:ignore"><include within="emp.sut.server.Routes"/></weaver>
+  <aspects>
+    <concrete-aspect name="emp.bench.KiekerRoutes"
+        extends="kieker.monitoring.probe.aspectj.operationExecution.AbstractOperationExecutionAspect">
+      <pointcut name="monitoredOperation" expression="execution(public static long emp.sut.server.Routes.cheap())
+          || execution(public static long emp.sut.server.Routes.alloc()) || execution(public static long emp.sut.server.Routes.cpu())"/>
+    </concrete-aspect>
+  </aspects>
+</aspectj>
+EOF
+	agent kieker "-javaagent:$KIEKER_AJ_JAR -Dorg.aspectj.weaver.loadtime.configuration=file:$BENCH_DIR/bin/aop.xml \
+-Dkieker.monitoring.name=KIEKER-BENCHMARK -Dkieker.monitoring.adaptiveMonitoring.enabled=false \
+-Dkieker.monitoring.periodicSensorsExecutorPoolSize=0 -Dkieker.monitoring.enabled=true \
+-Dkieker.monitoring.writer=kieker.monitoring.writer.filesystem.FileWriter \
 -Dkieker.monitoring.writer.filesystem.FileWriter.logStreamHandler=kieker.monitoring.writer.filesystem.BinaryLogStreamHandler \
 -Dkieker.monitoring.writer.filesystem.FileWriter.customStoragePath=@OUT@/data/"
+fi
 [[ $PEERS == *otel* ]] && agent otel "-javaagent:$OTEL_JAR -Dotel.instrumentation.methods.include=emp.sut.server.Routes[cheap,alloc,cpu] \
 -Dotel.traces.exporter=none -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.javaagent.logging=none"
-export KIEKER_SIGNATURES_INCLUDE="public static long emp.sut.server.Routes.*()"
 
 SRV_PID=
 # serve DIR GC ARGS...: the server in the background with the GC, the heap and ARGS; sets PORT.
@@ -85,17 +110,23 @@ perfcounters() {
 		END { if (f == "") exit 1; printf "%d %.0f %.0f\n", n, t * 1e9 / f, g * 1e9 / f }'
 }
 
-echo "part,gc,variant,run,load1,measure,count,p50_us,p90_us,p99_us,p999_us,p9999_us,max_us,failed,safepoints,safepoint_ms,gc_ms,slow_through_gc_pct,slow_through_safepoint_pct" >"$BENCH_DIR/latency.csv"
-# record PART GC VARIANT RUN CSVFILE [PAUSES [THROUGH]]: emp-load's (or the in-process generator's) CSV into
-# latency.csv; PAUSES "safepoints safepoint_ms gc_ms" over the measured run (hsperfdata), THROUGH "gc sp": the %
-# of the requests slower than the corrected p99 that waited through a GC / other safepoint pause (emp's dump), or
-# empty.
+echo "part,gc,variant,run,load1,measure,count,p50_us,p90_us,p99_us,p999_us,p9999_us,max_us,failed,safepoints,safepoint_ms,gc_ms,slow_through_gc_pct,slow_through_safepoint_pct,recorded_bytes" >"$BENCH_DIR/latency.csv"
+# record PART GC VARIANT RUN CSVFILE [PAUSES [THROUGH [RECORDED]]]: emp-load's (or the in-process generator's) CSV
+# into latency.csv; PAUSES "safepoints safepoint_ms gc_ms" over the measured run (hsperfdata), THROUGH "gc sp": the
+# % of the requests slower than the corrected p99 that waited through a GC / other safepoint pause (emp's dump), or
+# empty; RECORDED the bytes the agent wrote, or empty.
 record() {
 	local load1 failed p=(${6:-- - -}) t=(${7:-- -})
 	load1=$(cut -d' ' -f1 /proc/loadavg)
 	failed=$(awk -F, '$1 == "error" && $2 != "non_2xx" { n += $3 } END { print n + 0 }' "$5")
-	awk -F, -v pre="$1,$2,$3,$4,$load1" -v f="$failed" -v post="${p[0]},${p[1]},${p[2]},${t[0]},${t[1]}" \
+	awk -F, -v pre="$1,$2,$3,$4,$load1" -v f="$failed" -v post="${p[0]},${p[1]},${p[2]},${t[0]},${t[1]},${8:--}" \
 		'$1 == "corrected" || $1 == "uncorrected" { print pre "," $0 "," f "," post }' "$5" >>"$BENCH_DIR/latency.csv"
+}
+# recorded DIR: the bytes of the files an agent wrote into its run directory DIR (its dump, JFR file, collapsed
+# stacks or Kieker files), so that an agent that records nothing shows as 0.
+recorded() {
+	find "$1/data" "$1/run.jfr" "$1/run.emp" "$1/ap.collapsed" -type f -printf '%s\n' 2>/dev/null |
+		awk '{ n += $1 } END { print n + 0 }'
 }
 # pauses_delta "N0 SP0 GC0" "N1 SP1 GC1": the counts over the run, times in ms
 pauses_delta() {
@@ -137,7 +168,7 @@ if [[ $PARTS == *agents* ]]; then
 		for gc in $GCS; do
 			for a in "${AGENTS[@]}"; do
 				d=$BENCH_DIR/runs/agents-$gc-$a-$run
-				mkdir -p "$d"
+				mkdir -p "$d/data"
 				# shellcheck disable=SC2086
 				serve "$d" "$gc" ${AGENT_ARGS[$a]//@OUT@/$d} || { echo "skip $a: no server" >&2; unserve; continue; }
 				"$LOAD" --target "127.0.0.1:$PORT" --rate "$RATE" --duration "$WARMUP" --mix "$MIX" >/dev/null
@@ -148,7 +179,12 @@ if [[ $PARTS == *agents* ]]; then
 				unserve
 				through=
 				[[ -s $d/run.emp ]] && through=$(slow_through "$d/requests.csv" "$d/run.emp")
-				record agents "$gc" "$a" "$run" "$d/load.csv" "$(pauses_delta "$p0" "$p1")" "$through"
+				bytes=- # pure, and OpenTelemetry with its exporters off, write nothing by design
+				if [[ $a != pure && $a != otel ]]; then
+					bytes=$(recorded "$d")
+					((bytes > 0)) || echo "agents $gc $a run $run: the agent recorded nothing" >&2
+				fi
+				record agents "$gc" "$a" "$run" "$d/load.csv" "$(pauses_delta "$p0" "$p1")" "$through" "$bytes"
 				rm -rf "$d/data" "$d/run.jfr" "$d/run.emp" "$d/ap.collapsed"
 				echo "agents $gc $a run $run: $(awk -F, '$1 == "corrected" { print "p99", $5, "us corrected" }' "$d/load.csv")"
 			done
@@ -198,7 +234,7 @@ def opt(rs, c):
     if not xs:
         return "–"
     m = statistics.median(xs)
-    return f"{m:.0f}" if c == "safepoints" else f"{m:.1f}"
+    return f"{m:.0f}" if c == "safepoints" else f"{m / 1e6:.1f}" if c == "recorded_bytes" else f"{m:.1f}"
 keys = []
 for r in rows:
     k = (r["part"], r["gc"], r["variant"])
@@ -208,11 +244,12 @@ print("Median over runs, µs (corrected = from the due time; uncorrected = from 
 print("safepoints, sp ms, gc ms: the JVM's own counters over the measured run (hsperfdata, read by jcmd from outside),")
 print("all safepoints (GC included), their total time, and the collectors' time; slow via gc / sp: the % of the")
 print("requests slower than the corrected p99 that waited through a GC pause / another safepoint pause (emp's dump:")
-print("emp variants and the composite external run only).  Every run follows a WARMUP of the same load.")
+print("emp variants and the composite external run only); recorded MB: what the agent wrote (0: it recorded")
+print("nothing, and its row measures an idle agent).  Every run follows a WARMUP of the same load.")
 print()
 print("| part | gc | variant | runs | p50 corr | p99 corr | p99.9 corr | max corr | p50 unc | p99 unc | p99.9 unc | failed "
-      "| safepoints | sp ms | gc ms | slow via gc % | slow via sp % | load |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "| safepoints | sp ms | gc ms | slow via gc % | slow via sp % | recorded MB | load |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for k in keys:
     rs = [r for r in rows if (r["part"], r["gc"], r["variant"]) == k]
     med = lambda m, c: int(statistics.median(int(r[c]) for r in rs if r["measure"] == m))
@@ -223,7 +260,7 @@ for k in keys:
           f"{med('corrected', 'p999_us')} | {med('corrected', 'max_us')} | {med('uncorrected', 'p50_us')} | "
           f"{med('uncorrected', 'p99_us')} | {med('uncorrected', 'p999_us')} | {fail} | {opt(rs, 'safepoints')} | "
           f"{opt(rs, 'safepoint_ms')} | {opt(rs, 'gc_ms')} | {opt(rs, 'slow_through_gc_pct')} | "
-          f"{opt(rs, 'slow_through_safepoint_pct')} | {load:.1f} |")
+          f"{opt(rs, 'slow_through_safepoint_pct')} | {opt(rs, 'recorded_bytes')} | {load:.1f} |")
 # The seed's comparison: the composite harness timed from the send, in-process; the truth from outside.
 for gc in dict.fromkeys(r["gc"] for r in rows if r["part"] == "composite"):
     def p99(v, m):

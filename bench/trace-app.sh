@@ -88,8 +88,9 @@ for v in $VARIANTS; do
 		;;
 	emp-b[0-9]*) bench_variant "$v" "-agentpath:$EMP_LIB=mode=trace,include=$INCLUDE,budget=${v#emp-b}${EMP_OPTS:-},out=@OUT@/data/run.emp" ;;
 	kieker)
-		KIEKER_AJ=$(maven_get "$CACHE" net.kieker-monitoring kieker "$KIEKER_VERSION" aspectj) ||
+		eval "$(KIEKER_VERSION=$KIEKER_VERSION "$HERE/lib/fetch-peers.sh" kieker-aspectj)" ||
 			bench_die "cannot fetch Kieker $KIEKER_VERSION (aspectj)"
+		why=$(bench_kieker_aj_usable "$KIEKER_AJ_JAR") || bench_die "variant kieker: $why (leave it out of VARIANTS)"
 		cat >"$BENCH_DIR/bin/aop.xml" <<EOF
 <!DOCTYPE aspectj PUBLIC "-//AspectJ//DTD//EN" "http://www.aspectj.org/dtd/aspectj_1_5_0.dtd">
 <aspectj>
@@ -109,8 +110,8 @@ EOF
 		# Kieker's default queue (jctools MpscArrayQueue, blocking insert) hung here: all four JDBC threads parked
 		# in SPBlockingPutStrategy.backoffOffer with the writer idle, a lost wake-up with several producers.  A
 		# java.util.concurrent.ArrayBlockingQueue keeps the same semantics (block when full, nothing dropped).
-		echo "kieker: $KIEKER_VERSION aspectj ($KIEKER_AJ)" >>"$BENCH_DIR/machine.txt"
-		bench_variant kieker "-javaagent:$KIEKER_AJ -Dorg.aspectj.weaver.loadtime.configuration=file:$BENCH_DIR/bin/aop.xml -Dkieker.monitoring.configuration=$BENCH_DIR/bin/kieker.properties -Dkieker.monitoring.writer.filesystem.FileWriter.customStoragePath=@OUT@/data"
+		echo "kieker: $KIEKER_VERSION aspectj ($KIEKER_AJ_JAR)" >>"$BENCH_DIR/machine.txt"
+		bench_variant kieker "-javaagent:$KIEKER_AJ_JAR -Dorg.aspectj.weaver.loadtime.configuration=file:$BENCH_DIR/bin/aop.xml -Dkieker.monitoring.configuration=$BENCH_DIR/bin/kieker.properties -Dkieker.monitoring.writer.filesystem.FileWriter.customStoragePath=@OUT@/data"
 		;;
 	jfr-timing | jfr-trace)
 		jfr_variant "$v" "$(jfr_classes)"

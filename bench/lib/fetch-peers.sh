@@ -3,10 +3,11 @@
 # fetch-peers.sh - fetch the peer agents emp is benchmarked against from Maven Central into a cache outside
 # the repository (never committed), and print the paths as shell assignments.
 #
-# Usage: bench/lib/fetch-peers.sh [asprof|kieker|otel]...      (default: all three)
+# Usage: bench/lib/fetch-peers.sh [asprof|kieker|kieker-aspectj|otel]...      (default: asprof kieker otel)
 # Env:   EMP_BENCH_CACHE (default ~/.cache/emp-bench), MAVEN_REPO (default Maven Central),
 #        ASPROF_VERSION (4.5), KIEKER_VERSION (2.0.2), OTEL_VERSION (2.33.1)
-# Output (stdout): ASPROF_LIB=…  KIEKER_JAR=…  OTEL_JAR=…  (one per line, for eval)
+# Output (stdout): ASPROF_LIB=…  KIEKER_JAR=… (the ByteBuddy agent)  KIEKER_AJ_JAR=… (the AspectJ agent)
+#   OTEL_JAR=…  (one per line, for eval)
 # A peer that cannot be fetched: one line on stderr, nothing printed for it, exit status 1.
 set -euo pipefail
 
@@ -48,6 +49,14 @@ for p in "${peers[@]}"; do
 			echo "fetch-peers: cannot fetch kieker $KIEKER_VERSION (bytebuddy)" >&2
 			status=1
 		fi ;;
+	kieker-aspectj)
+		if jar=$(get net/kieker-monitoring kieker "$KIEKER_VERSION" aspectj); then
+			echo "KIEKER_AJ_JAR=$jar"
+			echo "KIEKER_VERSION=$KIEKER_VERSION"
+		else
+			echo "fetch-peers: cannot fetch kieker $KIEKER_VERSION (aspectj)" >&2
+			status=1
+		fi ;;
 	otel)
 		if jar=$(get io/opentelemetry/javaagent opentelemetry-javaagent "$OTEL_VERSION" ""); then
 			echo "OTEL_JAR=$jar"
@@ -56,7 +65,7 @@ for p in "${peers[@]}"; do
 			echo "fetch-peers: cannot fetch opentelemetry-javaagent $OTEL_VERSION" >&2
 			status=1
 		fi ;;
-	*) echo "fetch-peers: unknown peer '$p' (asprof, kieker, otel)" >&2; exit 2 ;;
+	*) echo "fetch-peers: unknown peer '$p' (asprof, kieker, kieker-aspectj, otel)" >&2; exit 2 ;;
 	esac
 done
 exit $status

@@ -201,3 +201,13 @@ bench_jfr_settings() {
 EOF
 	printf '%s\n' "$f"
 }
+
+# bench_kieker_aj_usable JAR: whether Kieker's AspectJ agent JAR can weave on $JAVA.  Kieker 2.0.2's weaver cannot
+# read Temurin 25's class files ("Unsupported class file major version 69"): it then weaves nothing and the
+# application's requests fail.  Prints the reason on stdout when it cannot.
+bench_kieker_aj_usable() {
+	if "$JAVA" -javaagent:"$1" -version 2>&1 | grep -q "Unsupported class file"; then
+		echo "the AspectJ weaver of $(basename "$1") cannot read the class files of $("$JAVA" -version 2>&1 | head -1)"
+		return 1
+	fi
+}
