@@ -155,9 +155,12 @@ static inline const uint8_t *emp_ring_record(const struct emp_ring *r, uint64_t 
 	const uint8_t *p = r->data + (pos & r->mask);
 	uint32_t hdr = *(const uint32_t *)(const void *)p;
 	uint32_t type = EMP_REC_TYPE(hdr);
-	*size = type & EMP_REC_SHORT	    ? EMP_REC_SHORT_SIZE
-		: type == EMP_REC_PAD ? (uint32_t)(r->size - (pos & r->mask))
-				      : EMP_REC_SIZE(hdr);
+	if (type & EMP_REC_SHORT)
+		*size = EMP_REC_SHORT_SIZE;
+	else if (type == EMP_REC_PAD)
+		*size = (uint32_t)(r->size - (pos & r->mask));
+	else
+		*size = EMP_REC_SIZE(hdr);
 	return p;
 }
 
@@ -174,8 +177,8 @@ static inline void emp_ring_consume_end(struct emp_ring *r, uint64_t tail)
 static inline uint32_t emp_trace_rec_size(const struct emp_ring *r, uint32_t method, uint64_t now)
 {
 	/* Unsigned: a step back in time (TSC skew between CPUs) wraps to a large gap and takes the long form. */
-	return now - r->trace_ticks <= UINT32_MAX && method <= EMP_REC_SHORT_METHOD ? EMP_REC_SHORT_SIZE
-										     : sizeof(struct emp_rec_trace);
+	int fits = now - r->trace_ticks <= UINT32_MAX && method <= EMP_REC_SHORT_METHOD;
+	return fits ? EMP_REC_SHORT_SIZE : sizeof(struct emp_rec_trace);
 }
 
 /* emp_trace_rec_put - write a trace record of @type (EMP_REC_ENTER, _EXIT, _EXIT_THROW) for @method at @now into
