@@ -41,20 +41,13 @@ for p in "${peers[@]}"; do
 			echo "fetch-peers: cannot fetch async-profiler $ASPROF_VERSION (linux-x64)" >&2
 			status=1
 		fi ;;
-	kieker)
-		if jar=$(get net/kieker-monitoring kieker "$KIEKER_VERSION" bytebuddy); then
-			echo "KIEKER_JAR=$jar"
+	kieker | kieker-aspectj) # its ByteBuddy agent (KIEKER_JAR) or its AspectJ agent (KIEKER_AJ_JAR)
+		if [[ $p == kieker ]]; then classifier=bytebuddy var=KIEKER_JAR; else classifier=aspectj var=KIEKER_AJ_JAR; fi
+		if jar=$(get net/kieker-monitoring kieker "$KIEKER_VERSION" "$classifier"); then
+			echo "$var=$jar"
 			echo "KIEKER_VERSION=$KIEKER_VERSION"
 		else
-			echo "fetch-peers: cannot fetch kieker $KIEKER_VERSION (bytebuddy)" >&2
-			status=1
-		fi ;;
-	kieker-aspectj)
-		if jar=$(get net/kieker-monitoring kieker "$KIEKER_VERSION" aspectj); then
-			echo "KIEKER_AJ_JAR=$jar"
-			echo "KIEKER_VERSION=$KIEKER_VERSION"
-		else
-			echo "fetch-peers: cannot fetch kieker $KIEKER_VERSION (aspectj)" >&2
+			echo "fetch-peers: cannot fetch kieker $KIEKER_VERSION ($classifier)" >&2
 			status=1
 		fi ;;
 	otel)
