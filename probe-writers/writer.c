@@ -529,6 +529,7 @@ struct writer_sched_attr {
 	uint32_t priority;
 	uint64_t runtime, deadline, period;
 };
+_Static_assert(sizeof(struct writer_sched_attr) == 48, "SCHED_ATTR_SIZE_VER0");
 
 #define WRITER_SLICE_NS 100000u /* the shortest slice Linux allows a fair task */
 
