@@ -182,15 +182,15 @@ static inline uint32_t emp_trace_rec_size(const struct emp_ring *r, uint32_t met
 }
 
 /* emp_trace_rec_put - write a trace record of @type (EMP_REC_ENTER, _EXIT, _EXIT_THROW) for @method at @now into
- * @rec, reserved with emp_trace_rec_size(r, method, now) bytes, and make @now the next record's base.  The caller
- * then commits it.  Async-signal-safe. */
-static inline void emp_trace_rec_put(struct emp_ring *r, void *rec, uint32_t type, uint32_t method, uint64_t now)
+ * @rec, reserved with @len = emp_trace_rec_size(r, method, now) bytes (its form, chosen once), and make @now the
+ * next record's base.  The caller then commits it.  Async-signal-safe. */
+static inline void emp_trace_rec_put(struct emp_ring *r, void *rec, uint32_t len, uint32_t type, uint32_t method,
+				     uint64_t now)
 {
-	uint64_t gap = now - r->trace_ticks;
-	if (__builtin_expect(gap <= UINT32_MAX && method <= EMP_REC_SHORT_METHOD, 1)) {
+	if (__builtin_expect(len == EMP_REC_SHORT_SIZE, 1)) {
 		uint32_t *w = rec;
 		w[0] = EMP_REC_HDR(EMP_REC_SHORT | type, method);
-		w[1] = (uint32_t)gap;
+		w[1] = (uint32_t)(now - r->trace_ticks);
 	} else {
 		struct emp_rec_trace *t = rec;
 		t->hdr = EMP_REC_HDR(type, sizeof(*t));

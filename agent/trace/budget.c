@@ -77,8 +77,9 @@ static double calibrate(int ffm)
 		for (uint32_t i = 0; i < N; i++) {
 			for (int k = 0; k < 2; k++) {
 				uint64_t now = emp_clock_ticks();
-				void *rec = emp_ring_reserve(&r, emp_trace_rec_size(&r, i, now));
-				emp_trace_rec_put(&r, rec, k ? EMP_REC_EXIT : EMP_REC_ENTER, i, now);
+				uint32_t len = emp_trace_rec_size(&r, i, now);
+				void *rec = emp_ring_reserve(&r, len);
+				emp_trace_rec_put(&r, rec, len, k ? EMP_REC_EXIT : EMP_REC_ENTER, i, now);
 				emp_ring_commit(&r);
 			}
 			emp_ring_consume_end(&r, atomic_load_explicit(&r.head, memory_order_relaxed));

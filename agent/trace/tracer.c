@@ -237,7 +237,7 @@ static inline int enter_fast(jint id)
 						 : emp_ring_reserve(&t->ring, len);
 	if (likely(rec)) {
 		t->trace_depth++;
-		emp_trace_rec_put(&t->ring, rec, EMP_REC_ENTER, (uint32_t)id, now);
+		emp_trace_rec_put(&t->ring, rec, len, EMP_REC_ENTER, (uint32_t)id, now);
 		commit(t);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
@@ -256,10 +256,11 @@ static inline int exit_fast(jint id, uint32_t type)
 	t->nesting = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	uint64_t now = emp_clock_ticks();
-	void *rec = emp_ring_reserve(&t->ring, emp_trace_rec_size(&t->ring, (uint32_t)id, now));
+	uint32_t len = emp_trace_rec_size(&t->ring, (uint32_t)id, now);
+	void *rec = emp_ring_reserve(&t->ring, len);
 	if (likely(rec)) {
 		t->trace_depth--;
-		emp_trace_rec_put(&t->ring, rec, type, (uint32_t)id, now);
+		emp_trace_rec_put(&t->ring, rec, len, type, (uint32_t)id, now);
 		commit(t);
 	}
 	atomic_signal_fence(memory_order_seq_cst);
@@ -317,7 +318,7 @@ static __attribute__((noinline, cold)) void JNICALL enter_slow(JNIEnv *env, jcla
 	} else if (unlikely(!(rec = emp_ring_reserve(&t->ring, len))) && !(rec = wait_for_room(t, len))) {
 		goto out;
 	}
-	emp_trace_rec_put(&t->ring, rec, EMP_REC_ENTER, method, now);
+	emp_trace_rec_put(&t->ring, rec, len, EMP_REC_ENTER, method, now);
 	commit(t);
 	if (id & ITER_BIT)
 		put_cpu(t, now);
@@ -357,7 +358,7 @@ static __attribute__((noinline, cold)) void exit_slow_common(JNIEnv *env, jint i
 	uint32_t len = emp_trace_rec_size(&t->ring, method, now);
 	if (unlikely(!(rec = emp_ring_reserve(&t->ring, len))) && !(rec = wait_for_room(t, len)))
 		goto out;
-	emp_trace_rec_put(&t->ring, rec, type, method, now);
+	emp_trace_rec_put(&t->ring, rec, len, type, method, now);
 	commit(t);
 out:
 	probe_end(t);

@@ -60,7 +60,7 @@ static void put(struct emp_thread *t, enum emp_ring_type type, uint64_t ticks)
 		atomic_fetch_add_explicit(&waits, 1, memory_order_relaxed);
 		emp_writer_wait_pass(seq);
 	}
-	emp_trace_rec_put(&t->ring, r, type, method, ticks);
+	emp_trace_rec_put(&t->ring, r, len, type, method, ticks);
 	if (emp_ring_commit_wake(&t->ring))
 		emp_writer_wake();
 }

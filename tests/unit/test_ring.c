@@ -226,7 +226,7 @@ static uint32_t put_trace(struct emp_ring *r, uint32_t type, uint32_t method, ui
 	uint32_t len = emp_trace_rec_size(r, method, ticks);
 	void *p = emp_ring_reserve(r, len);
 	cr_assert_not_null(p);
-	emp_trace_rec_put(r, p, type, method, ticks);
+	emp_trace_rec_put(r, p, len, type, method, ticks);
 	emp_ring_commit(r);
 	return len;
 }

@@ -81,7 +81,7 @@ static void put_trace(struct emp_thread *t, enum emp_ring_type type, uint32_t me
 	cr_assert_eq(emp_trace_rec_size(&t->ring, method, ticks), size);
 	void *r = emp_ring_reserve(&t->ring, size);
 	cr_assert_not_null(r);
-	emp_trace_rec_put(&t->ring, r, type, method, ticks);
+	emp_trace_rec_put(&t->ring, r, size, type, method, ticks);
 	emp_ring_commit(&t->ring);
 }
 
