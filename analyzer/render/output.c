@@ -233,13 +233,17 @@ static void shortest(double d, char *buf, size_t len)
 	snprintf(buf, len, "%.17g", d);
 }
 
-/* Full-precision rendering for csv/json; rounded for text. */
-static void cell_text(const struct cell *c, int full, char *buf, size_t len)
+/* Room for a number's text: the largest double prints 309 digits with "%f", then its decimals. */
+#define NUM_TEXT 352
+
+/* A cell's text: a string cell's own string, whole (a calling context's path runs to tens of kilobytes: cutting it
+ * would make distinct contexts print alike); a number rendered into @buf (@len bytes), at full precision for
+ * csv/json (@full) and rounded for text. */
+static const char *cell_text(const struct cell *c, int full, char *buf, size_t len)
 {
 	switch (c->type) {
 	case EMP_CELL_STR:
-		snprintf(buf, len, "%s", c->s);
-		break;
+		return c->s;
 	case EMP_CELL_INT:
 		snprintf(buf, len, "%" PRId64, c->i);
 		break;
@@ -252,6 +256,7 @@ static void cell_text(const struct cell *c, int full, char *buf, size_t len)
 			snprintf(buf, len, "%.*f", c->decimals, c->d);
 		break;
 	}
+	return buf;
 }
 
 /* Narrow the string columns of @t (widths @w) until a row fits @width: one column at a time, the widest first,
@@ -277,16 +282,17 @@ static void fit_width(const struct emp_table *t, size_t *w, unsigned width)
 
 static void print_text(const struct emp_report *r, FILE *out)
 {
+	char *cut = NULL; /* a string cell elided to its column's width */
+	uint32_t cut_cap = 0;
 	for (size_t i = 0; i < r->notes.n; i++)
 		fprintf(out, "%s\n", r->notes.v[i]);
 	for (const struct emp_table *t = r->first; t; t = t->next) {
 		size_t *w = emp_xcalloc((size_t)t->ncols, sizeof(*w));
-		char buf[4096];
+		char buf[NUM_TEXT];
 		for (int c = 0; c < t->ncols; c++)
 			w[c] = strlen(t->cols[c]);
 		for (size_t i = 0; i < t->rows * (size_t)t->ncols; i++) {
-			cell_text(&t->cells[i], 0, buf, sizeof(buf));
-			size_t n = strlen(buf);
+			size_t n = strlen(cell_text(&t->cells[i], 0, buf, sizeof(buf)));
 			if (n > w[i % (size_t)t->ncols])
 				w[i % (size_t)t->ncols] = n;
 		}
@@ -302,16 +308,23 @@ static void print_text(const struct emp_report *r, FILE *out)
 		for (size_t row = 0; row < t->rows; row++) {
 			for (int c = 0; c < t->ncols; c++) {
 				const struct cell *cl = &t->cells[row * (size_t)t->ncols + (size_t)c];
-				cell_text(cl, 0, buf, sizeof(buf));
-				emp_textfit_elide(buf, w[c]);
+				const char *s = cell_text(cl, 0, buf, sizeof(buf));
+				size_t n = strlen(s);
+				if (n > w[c]) {
+					cut = emp_xgrow(cut, &cut_cap, (uint32_t)n + 1, 1);
+					memcpy(cut, s, n + 1);
+					emp_textfit_elide(cut, w[c]);
+					s = cut;
+				}
 				int right = cl->type != EMP_CELL_STR;
 				int width = c == t->ncols - 1 && !right ? 0 : (int)w[c];
-				fprintf(out, right ? "%s%*s" : "%s%-*s", c ? "  " : "", width, buf);
+				fprintf(out, right ? "%s%*s" : "%s%-*s", c ? "  " : "", width, s);
 			}
 			fputc('\n', out);
 		}
 		free(w);
 	}
+	free(cut);
 }
 
 static void csv_header(FILE *out, const struct emp_table *t, int several)
@@ -328,7 +341,7 @@ static void csv_header(FILE *out, const struct emp_table *t, int several)
 
 static void csv_row(FILE *out, const struct emp_table *t, size_t row, int several)
 {
-	char buf[4096];
+	char buf[NUM_TEXT];
 	if (several) {
 		emp_csv_field(out, t->name);
 		fputc(',', out);
@@ -336,8 +349,7 @@ static void csv_row(FILE *out, const struct emp_table *t, size_t row, int severa
 	for (int c = 0; c < t->ncols; c++) {
 		if (c)
 			fputc(',', out);
-		cell_text(&t->cells[row * (size_t)t->ncols + (size_t)c], 1, buf, sizeof(buf));
-		emp_csv_field(out, buf);
+		emp_csv_field(out, cell_text(&t->cells[row * (size_t)t->ncols + (size_t)c], 1, buf, sizeof(buf)));
 	}
 	fputc('\n', out);
 }
@@ -368,7 +380,7 @@ static void json_open(FILE *out, const struct emp_table *t, int first)
 /* Row @row of @t's cells, the @index-th of the table's rows in the output. */
 static void json_row(FILE *out, const struct emp_table *t, size_t row, size_t index)
 {
-	char buf[4096];
+	char buf[NUM_TEXT];
 	fputs(index ? ",\n {" : "\n {", out);
 	for (int c = 0; c < t->ncols; c++) {
 		const struct cell *cl = &t->cells[row * (size_t)t->ncols + (size_t)c];
@@ -381,8 +393,7 @@ static void json_row(FILE *out, const struct emp_table *t, size_t row, size_t in
 		} else if (cl->type == EMP_CELL_NUM && !isfinite(cl->d)) {
 			fputs("null", out);
 		} else {
-			cell_text(cl, 1, buf, sizeof(buf));
-			fputs(buf, out);
+			fputs(cell_text(cl, 1, buf, sizeof(buf)), out);
 		}
 	}
 	fputc('}', out);

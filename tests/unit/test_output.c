@@ -353,6 +353,63 @@ Test(output, csv_is_never_elided)
 	emp_output_set_text_width(0);
 }
 
+/* A string cell is printed whole however long: a deep calling context's path (javac: 135 frames, 9 KB) used to be
+ * cut at 4095 bytes in csv and text, so every context below that depth printed the same path. */
+Test(output, long_strings_are_whole_in_every_format)
+{
+	enum { LEN = 10000 };
+	char *path = malloc(LEN + 1);
+	for (size_t i = 0; i < LEN; i++)
+		path[i] = i % 10 == 9 ? ';' : (char)('a' + i % 26);
+	path[LEN] = '\0';
+	static const char *const cols[] = { "path", "n" };
+	for (enum emp_format fmt = EMP_FMT_TEXT; fmt <= EMP_FMT_JSON; fmt++) {
+		for (int streamed = 0; streamed < 2; streamed++) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+			struct emp_report *r = emp_report_new(fmt);
+			struct emp_table *t = emp_table_new("t", "", 2, cols);
+			if (streamed)
+				emp_report_stream(r, t, f);
+			emp_table_row(t);
+			emp_table_str(t, path);
+			emp_table_int(t, 1);
+			emp_report_add(r, t);
+			emp_report_print(r, f);
+			cr_assert_eq(fclose(f), 0);
+			char *want;
+			if (fmt == EMP_FMT_JSON)
+				cr_assert_geq(asprintf(&want, "{\"tables\":{\n\"t\":[\n {\"path\":\"%s\",\"n\":1}]\n}}\n", path),
+					      0);
+			else if (fmt == EMP_FMT_CSV)
+				cr_assert_geq(asprintf(&want, "path,n\n%s,1\n", path), 0);
+			else /* the header padded to the path's width */
+				cr_assert_geq(asprintf(&want, "path%*s  n\n%s  1\n", LEN - 4, "", path), 0);
+			cr_assert_str_eq(buf, want, "format %d, streamed %d", fmt, streamed);
+			free(want);
+			free(buf);
+			emp_report_free(r);
+		}
+	}
+	/* text with a width elides it in the middle: (40 - 3) / 3 = 12 bytes, "...", 25 bytes */
+	emp_output_set_text_width(43);
+	struct emp_report *r = emp_report_new(EMP_FMT_TEXT);
+	struct emp_table *t = emp_table_new("t", "", 2, cols);
+	emp_table_row(t);
+	emp_table_str(t, path);
+	emp_table_int(t, 1);
+	emp_report_add(r, t);
+	char *got = render(r), *want;
+	cr_assert_geq(asprintf(&want, "path%36s  n\n%.12s...%s  1\n", "", path, path + LEN - 25), 0);
+	cr_assert_str_eq(got, want);
+	free(want);
+	free(got);
+	emp_report_free(r);
+	emp_output_set_text_width(0);
+	free(path);
+}
+
 /* A streamed table (emp_report_stream) prints the same bytes as a kept one, in csv and json, with a short last row
  * padded; its rows are out before emp_report_print(), which only finishes it.  Text ignores the stream. */
 Test(output, streamed_table_prints_the_same_bytes)
