@@ -231,18 +231,6 @@ int emp_cmd_calls(int argc, char **argv)
 		for (uint32_t g = 0; g < x.cap; g++)
 			if (x.m[g].calls)
 				rows[n++] = (struct row){ g, emp_symtab_name(x.st, g, signatures) };
-		/* Methods that would print alike (overloads) get their descriptor. */
-		qsort(rows, n, sizeof(*rows), by_name);
-		for (size_t k = 0; k + 1 < n; k++) {
-			if (!strcmp(rows[k].name, emp_symtab_name(x.st, rows[k + 1].gid, signatures))) {
-				size_t e = k + 1;
-				while (e < n && !strcmp(rows[e].name, rows[k].name))
-					e++;
-				for (size_t j = k; j < e; j++)
-					rows[j].name = emp_symtab_name(x.st, rows[j].gid, 1);
-				k = e - 1;
-			}
-		}
 		sort_ctx = &x;
 		qsort(rows, n, sizeof(*rows), by_total);
 		static const char *const cols[] = { "method", "calls", "total_ns", "self_ns", "mean_ns",

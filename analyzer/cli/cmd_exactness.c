@@ -34,7 +34,8 @@ static const char usage[] =
 	"\n"
 	"  --base=DIR, --new=DIR  dumps or timing files of the two versions, one per VM run (required)\n"
 	"  --nodes=GLOBS     comma-separated globs matched against a node's path (frames joined by ';', as in compare)\n"
-	"                    or its method name; default: the iteration method itself\n"
+	"                    or its method name (an overload's with or without its descriptor); default: the\n"
+	"                    iteration method itself\n"
 	"  --max-vms=K       largest k (default: the smaller number of VMs of the two versions); k runs from 2\n"
 	"  --iterations=LIST comma-separated iteration counts (default 1, 2, 5, 10, 20, 50, ... up to the fewest\n"
 	"                    measurement iterations of a VM, and that count)\n"
@@ -88,12 +89,13 @@ static size_t parse_list(struct emp_cli *cli, const char *arg, unsigned **out)
 	return w;
 }
 
-static int node_matches(const char *globs, const char *path, const char *method)
+/* One of @globs matches @path, or @sym's name: as printed (an overload's with its descriptor) or without it. */
+static int node_matches(const char *globs, const char *path, const struct emp_sym *sym, const char *method)
 {
 	char *copy = emp_xstrdup(globs), *save = NULL;
 	int hit = 0;
 	for (char *g = strtok_r(copy, ",", &save); g && !hit; g = strtok_r(NULL, ",", &save))
-		hit = !fnmatch(g, path, 0) || !fnmatch(g, method, 0);
+		hit = !fnmatch(g, path, 0) || !fnmatch(g, method, 0) || !fnmatch(g, sym->display, 0);
 	free(copy);
 	return hit;
 }
@@ -254,7 +256,7 @@ static size_t select_nodes(const struct emp_iter_set *s, const char *nodes, stru
 	for (uint32_t id = 1; id < emp_cct_size(s->cct); id++) {
 		struct emp_cct_node *n = emp_cct_node(s->cct, id);
 		char *path = emp_iter_node_path(s, n);
-		if (nodes ? !node_matches(nodes, path, emp_symtab_name(s->st, n->gid, 0)) : n != root) {
+		if (nodes ? !node_matches(nodes, path, emp_symtab_get(s->st, n->gid), emp_symtab_name(s->st, n->gid, 0)) : n != root) {
 			free(path);
 			continue;
 		}

@@ -64,7 +64,7 @@ enum { EMP_OPT_THREADS = 1100, EMP_OPT_INCLUDE, EMP_OPT_EXCLUDE, EMP_OPT_SIGNATU
 	"                    took while it ran a virtual thread also matches `virtual #N` (N its Thread.threadId())\n" \
 	"  --include=GLOBS   only samples with a frame matching one of the comma-separated globs\n"              \
 	"  --exclude=GLOBS   drop samples with a frame matching one of the globs\n"                               \
-	"  --signatures      Java methods with their descriptor: pkg.Class.method(I)V\n"                           \
+	"  --signatures      Java methods with their descriptor: pkg.Class.method(I)V (default: overloads only)\n"  \
 	"  --max-contexts=N  keep at most N calling contexts (default 1000000, about 140 MB; top: 0 = no limit,\n"  \
 	"                    so that every method keeps its own figures; top on a trace makes no tree); as the\n"  \
 	"                    tree fills, the calls and samples of its lightest contexts go to a\n"                  \

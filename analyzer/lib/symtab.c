@@ -2,7 +2,9 @@
 /* symtab.c - interned method symbols; see symtab.h.
  *
  * An open-addressing hash table (linear probing, power-of-two size, at most half full) maps the key
- * (kind, class, name, descriptor) to a global id; the symbols themselves live in a growing array. */
+ * (kind, class, name, descriptor) to a global id; the symbols themselves live in a growing array.  A second one,
+ * the same size, maps a Java symbol's (class, name) to the first symbol interned with them: the next one is an
+ * overload, and both are marked. */
 #include "symtab.h"
 
 #include <ctype.h>
@@ -19,7 +21,8 @@ struct emp_symtab {
 	struct emp_sym *syms;
 	uint32_t n, cap;
 	uint32_t *slots; /* global ids, EMPTY when free */
-	uint32_t nslots;
+	uint32_t *by_name; /* Java symbols by (class, name): the first global id, EMPTY when free */
+	uint32_t nslots;   /* of each */
 };
 
 struct emp_symtab_map {
@@ -60,6 +63,8 @@ struct emp_symtab *emp_symtab_new(void)
 	st->nslots = 1024;
 	st->slots = emp_xmalloc(st->nslots * sizeof(*st->slots));
 	memset(st->slots, 0xff, st->nslots * sizeof(*st->slots));
+	st->by_name = emp_xmalloc(st->nslots * sizeof(*st->by_name));
+	memset(st->by_name, 0xff, st->nslots * sizeof(*st->by_name));
 	return st;
 }
 
@@ -78,6 +83,7 @@ void emp_symtab_free(struct emp_symtab *st)
 	}
 	free(st->syms);
 	free(st->slots);
+	free(st->by_name);
 	free(st);
 }
 
@@ -92,15 +98,33 @@ static uint32_t *probe(const struct emp_symtab *st, enum emp_frame_kind kind, co
 	}
 }
 
+/* The by_name slot of Java symbol (@klass, @name): the first one interned, or the free slot where it belongs. */
+static uint32_t *probe_name(const struct emp_symtab *st, const char *klass, const char *name)
+{
+	uint32_t mask = st->nslots - 1;
+	uint64_t h = hash_str(hash_str(0xcbf29ce484222325ull, klass), name);
+	for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+		uint32_t id = st->by_name[i];
+		if (id == EMPTY || (!strcmp(st->syms[id].klass, klass) && !strcmp(st->syms[id].name, name)))
+			return &st->by_name[i];
+	}
+}
+
 static void grow_slots(struct emp_symtab *st)
 {
 	free(st->slots);
+	free(st->by_name);
 	st->nslots *= 2;
 	st->slots = emp_xmalloc(st->nslots * sizeof(*st->slots));
 	memset(st->slots, 0xff, st->nslots * sizeof(*st->slots));
-	for (uint32_t id = 0; id < st->n; id++) {
+	st->by_name = emp_xmalloc(st->nslots * sizeof(*st->by_name));
+	memset(st->by_name, 0xff, st->nslots * sizeof(*st->by_name));
+	for (uint32_t id = 0; id < st->n; id++) { /* in id order: each name's first symbol takes its slot again */
 		const struct emp_sym *s = &st->syms[id];
 		*probe(st, s->kind, s->klass, s->name, s->descriptor) = id;
+		uint32_t *first = s->kind == EMP_FRAME_JAVA ? probe_name(st, s->klass, s->name) : NULL;
+		if (first && *first == EMPTY)
+			*first = id;
 	}
 }
 
@@ -153,6 +177,15 @@ uint32_t emp_symtab_intern(struct emp_symtab *st, enum emp_frame_kind kind, uint
 	s->descriptor = emp_xstrdup(descriptor);
 	make_display(s);
 	*slot = id;
+	if (kind == EMP_FRAME_JAVA) {
+		uint32_t *first = probe_name(st, klass, name);
+		if (*first == EMPTY) {
+			*first = id;
+		} else { /* two methods that print alike without their descriptors */
+			st->syms[*first].flags |= EMP_SYM_OVERLOADED;
+			s->flags |= EMP_SYM_OVERLOADED;
+		}
+	}
 	if (2 * st->n > st->nslots)
 		grow_slots(st);
 	return id;
@@ -196,7 +229,8 @@ const struct emp_sym *emp_symtab_get(const struct emp_symtab *st, uint32_t gid)
 
 const char *emp_symtab_name(const struct emp_symtab *st, uint32_t gid, int with_desc)
 {
-	return with_desc ? st->syms[gid].display_desc : st->syms[gid].display;
+	const struct emp_sym *s = &st->syms[gid];
+	return with_desc || (s->flags & EMP_SYM_OVERLOADED) ? s->display_desc : s->display;
 }
 
 struct emp_symtab_map *emp_symtab_map_new(struct emp_symtab *st, struct emp_dump_reader *r)

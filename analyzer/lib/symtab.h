@@ -8,7 +8,10 @@
  * any event that uses it).
  *
  * Display names: Java `pkg.Class.method` (or `pkg.Class.method(I)V` with the descriptor), native
- * `library!symbol`, pseudo-frames their name (`[unknown_Java]`).  Not thread-safe (the analyzer is single-threaded).
+ * `library!symbol`, pseudo-frames their name (`[unknown_Java]`).  Overloads, two Java methods of one class and
+ * name interned in one table, always print with their descriptors: every view names each method, and each
+ * calling context's path, once (a tree's `path` column is a key).  Not thread-safe (the analyzer is
+ * single-threaded).
  */
 #ifndef EMP_SYMTAB_H
 #define EMP_SYMTAB_H
@@ -47,12 +50,15 @@ int64_t emp_symtab_find(const struct emp_symtab *st, enum emp_frame_kind kind, c
 uint32_t emp_symtab_count(const struct emp_symtab *st);
 /* The symbol @gid (must be < emp_symtab_count()).  Valid until the table is freed. */
 const struct emp_sym *emp_symtab_get(const struct emp_symtab *st, uint32_t gid);
-/* emp_symtab_name - display name of @gid, with the descriptor when @with_desc. */
+/* emp_symtab_name - display name of @gid, with the descriptor when @with_desc or when @gid is an overload
+ * (EMP_SYM_OVERLOADED: a later symbol can make it one, so a name is final once the table is). */
 const char *emp_symtab_name(const struct emp_symtab *st, uint32_t gid, int with_desc);
 
 /* Analyzer-only flag: budget= removed the method's probes during a recording (deinstr.h); its display names end
  * in EMP_SYMTAB_REMOVED_MARK. */
 #define EMP_SYM_REMOVED 0x80000000u
+/* Analyzer-only flag: another Java symbol of the table has the same class and name (see above). */
+#define EMP_SYM_OVERLOADED 0x40000000u
 #define EMP_SYMTAB_REMOVED_MARK " [de-instrumented]"
 /* emp_symtab_mark_removed - set EMP_SYM_REMOVED on @gid and append the mark to its display names (once). */
 void emp_symtab_mark_removed(struct emp_symtab *st, uint32_t gid);

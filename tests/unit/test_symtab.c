@@ -22,13 +22,44 @@ Test(symtab, intern_is_idempotent_and_dense)
 	cr_expect_eq(c, 2);
 	cr_expect_eq(a2, 0);
 	cr_expect_eq(emp_symtab_count(st), 3);
-	cr_expect_eq(emp_symtab_get(st, a)->flags, EMP_METHOD_ITERATION);
+	cr_expect_eq(emp_symtab_get(st, a)->flags, EMP_METHOD_ITERATION | EMP_SYM_OVERLOADED); /* run()V, run(I)V */
 	cr_expect_eq(emp_symtab_find(st, EMP_FRAME_JAVA, "pkg.A", "run", "(I)V"), 1);
 	cr_expect_eq(emp_symtab_find(st, EMP_FRAME_JAVA, "pkg.A", "walk", "(I)V"), -1);
 	/* the separator between fields matters: ("ab","c") is not ("a","bc") */
 	uint32_t x = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "ab", "c", "");
 	uint32_t y = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "a", "bc", "");
 	cr_expect_neq(x, y);
+	emp_symtab_free(st);
+}
+
+/* Overloads print with their descriptors wherever they are named, the first one too once a second comes; other
+ * methods, native and pseudo frames do not; growing the table (past 1024 slots) keeps who came first. */
+Test(symtab, overloads_print_with_their_descriptors)
+{
+	struct emp_symtab *st = emp_symtab_new();
+	uint32_t scan = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "t.Scanner", "scan", "(Lt/Tree;)V");
+	uint32_t other = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "t.Other", "scan", "(Lt/List;)V");
+	uint32_t nat = emp_symtab_intern(st, EMP_FRAME_NATIVE, 0, "t.Scanner", "scan", "(Lt/List;)V");
+	cr_expect_str_eq(emp_symtab_name(st, scan, 0), "t.Scanner.scan");
+	char name[32];
+	for (int i = 0; i < 1500; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "t.Filler", name, "()V");
+	}
+	uint32_t list = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "t.Scanner", "scan", "(Lt/List;)V");
+	uint32_t third = emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "t.Scanner", "scan", "()V");
+	cr_expect_str_eq(emp_symtab_name(st, scan, 0), "t.Scanner.scan(Lt/Tree;)V");
+	cr_expect_str_eq(emp_symtab_name(st, list, 0), "t.Scanner.scan(Lt/List;)V");
+	cr_expect_str_eq(emp_symtab_name(st, third, 0), "t.Scanner.scan()V");
+	cr_expect_str_eq(emp_symtab_name(st, other, 0), "t.Other.scan");
+	cr_expect_str_eq(emp_symtab_name(st, nat, 0), "t.Scanner!scan");
+	cr_expect_str_eq(emp_symtab_name(st, emp_symtab_intern(st, EMP_FRAME_JAVA, 0, "t.Filler", "m7", "()V"), 0),
+			 "t.Filler.m7");
+	cr_expect_eq(emp_symtab_get(st, scan)->flags, EMP_SYM_OVERLOADED);
+	cr_expect_eq(emp_symtab_get(st, other)->flags, 0);
+	/* the de-instrumented mark follows the descriptor */
+	emp_symtab_mark_removed(st, list);
+	cr_expect_str_eq(emp_symtab_name(st, list, 0), "t.Scanner.scan(Lt/List;)V" EMP_SYMTAB_REMOVED_MARK);
 	emp_symtab_free(st);
 }
 
