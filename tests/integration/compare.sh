@@ -107,11 +107,14 @@ for mode in trace sample; do
 		[[ $(verdict "$T/$mode.csv" ';emp.sut.tree.D2.leaf_0') == slower ]] &&
 			awk -F, -v s=';emp.sut.tree.D2.leaf_1' -v a=$NULL_ALPHA 'NR > 1 && substr($1, length($1) - length(s) + 1) == s {
 				n++; ok = $7 > a } END { exit !(n == 1 && ok) }' "$T/$mode.csv" &&
-			# the one root cause: leaf_0, or in sample mode the task it calls (trace mode does not trace task)
-			awk -F, '$9 == 1 { n++; ok = $1 ~ /;emp.sut.tree.D2.leaf_0(;emp.sut.CallTree.task)?$/ }
-				END { exit !(n == 1 && ok) }' "$T/$mode.csv"
+			# the one root cause: leaf_0, or in sample mode the task it calls (trace mode does not trace task);
+			# any other is a "nothing changed" check like leaf_1's above, held to NULL_ALPHA (a run of CI 129
+			# failed on leaf_1's task "faster" at p = 0.0081, a false alarm the default alpha makes 1 % likely)
+			awk -F, -v a=$NULL_ALPHA '$9 == 1 && $1 ~ /;emp.sut.tree.D2.leaf_0(;emp.sut.CallTree.task)?$/ { n++ }
+				$9 == 1 && $1 !~ /;emp.sut.tree.D2.leaf_0(;emp.sut.CallTree.task)?$/ && $7 <= a { other++ }
+				END { exit !(n == 1 && !other) }' "$T/$mode.csv"
 	}
-	what="$mode: D2.leaf_0 slower, D2.leaf_1 unchanged (p > $NULL_ALPHA), the only root cause D2.leaf_0 (or its task)"
+	what="$mode: D2.leaf_0 slower, D2.leaf_1 unchanged (p > $NULL_ALPHA), the one root cause D2.leaf_0 (or its task), any other at p > $NULL_ALPHA"
 	if verdicts_ok; then
 		check "$what" true
 	elif [[ $mode == trace ]] && awk -v c="$cv" -v b="$bcv" 'BEGIN { exit !(c > 0.3 || b > 0.1) }'; then
