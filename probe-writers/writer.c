@@ -46,6 +46,8 @@ static struct {
 	struct emp_dump_writer *dump;
 	struct emp_sink *sink;
 	int discard;                 /* null sink: drain and drop */
+	int compress;                /* compress= (enum emp_compress) */
+	int stored;                  /* compress=auto: the chunks flushed now are stored (see drain()) */
 	uint64_t flush_ns;
 	int nice, nice_given;        /* writer_nice= (options.h) */
 	emp_sample_decode_fn decode;
@@ -191,7 +193,8 @@ int emp_writer_open(const struct emp_options *o, struct emp_sink *sink, const ch
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	emp_dump_writer_set_compress(w.dump, o->compress);
+	w.compress = o->compress;
+	emp_dump_writer_set_compress(w.dump, o->compress != EMP_COMPRESS_NONE);
 	int rc = emp_dump_write_header(w.dump);
 	if (!rc)
 		rc = emp_dump_write_meta(w.dump, meta_kv, n_meta);
@@ -252,6 +255,8 @@ static void flush_events(struct wthread *t)
 		return;
 	flush_symbols();
 	w.events += emp_dump_events_count(t->events);
+	if (w.stored)
+		emp_count(EMP_C_CHUNKS_STORED, 1);
 	int rc = emp_dump_events_flush(w.dump, t->events);
 	if (rc)
 		report_write_error(rc);
@@ -308,6 +313,21 @@ static void encoded(struct wthread *t, int rc)
 		flush_events(t);
 }
 
+/* compress=auto: store the chunks of a ring the writer finds half full or more, or while a producer waits for room.
+ * A producer wakes the writer when its ring passes a quarter (ring.h), so a writer that keeps up finds about that;
+ * finding twice as much, it did not run in time, and LZ4, two thirds of its work on a full trace, is what it can
+ * leave out: a stored chunk is about twice the bytes, read the same way (doc/dump-format.md). */
+static void choose_compression(const struct emp_ring *r, uint64_t backlog)
+{
+	if (w.compress != EMP_COMPRESS_AUTO)
+		return;
+	/* Relaxed: a hint; a waiter the load misses only makes this one chunk compressed. */
+	int stored = backlog >= r->size / 2 || atomic_load_explicit(&passes.waiters, memory_order_relaxed);
+	if (stored != w.stored)
+		emp_dump_writer_set_compress(w.dump, !stored);
+	w.stored = stored;
+}
+
 /* Drain one thread's ring.  Return: bytes consumed. */
 static uint64_t drain(struct wthread *wt)
 {
@@ -316,6 +336,7 @@ static uint64_t drain(struct wthread *wt)
 	if (!emp_ring_consume_begin(&t->ring, &tail, &head))
 		return 0;
 	uint64_t start = tail;
+	choose_compression(&t->ring, head - tail);
 	int budget_on = emp_callstats_on();
 	if (!wt->name_written && !w.discard) {
 		int rc = emp_dump_add_thread(w.dump, t->id, (uint64_t)t->tid, t->flags, t->name);

@@ -73,6 +73,7 @@
 	X(ITER_CPU_LOST, "lost_iteration_cpu")            /* iteration marker's CPU time not read or recorded */ \
 	X(THREADS, "threads")                             /* thread states created */                          \
 	X(WRITE_ERRORS, "write_errors")                   /* the sink failed; later chunks are lost */         \
+	X(CHUNKS_STORED, "chunks_stored")                 /* compress=auto: events chunks stored, the writer behind */ \
 	X(SAMPLES, "samples")                             /* samples taken (any outcome) */                    \
 	X(CLASSES_REWRITTEN, "classes_rewritten")         /* trace mode */                                     \
 	X(CLASSES_FAILED, "classes_failed")               /* trace mode: left unchanged, see rewrite_* */      \

@@ -21,6 +21,8 @@ enum emp_sample_engine { EMP_SAMPLE_ENGINE_AUTO, EMP_SAMPLE_ENGINE_PERF, EMP_SAM
  * the JVM's own threads with native frames; clock=cpu only) or the Java threads JVMTI announces */
 enum emp_sample_threads { EMP_THREADS_ALL, EMP_THREADS_JAVA };
 enum emp_onfull { EMP_ONFULL_BLOCK, EMP_ONFULL_DROP };
+/* compress=: every chunk LZ4-compressed, every chunk stored, or stored only while the writer is behind (writer.c) */
+enum emp_compress { EMP_COMPRESS_NONE, EMP_COMPRESS_LZ4, EMP_COMPRESS_AUTO };
 
 struct emp_options {
 	enum emp_mode mode;
@@ -46,7 +48,7 @@ struct emp_options {
 	uint64_t duration_ns;        /* end the recording this long after it started; 0: at VMDeath */
 	double budget_pct;           /* trace mode: probes' cost limit in % of the program's CPU time; 0: none */
 	int safepoints;              /* record safepoint pauses (safepoint.h); default 1 */
-	int compress;                /* LZ4-compress the dump's chunks (default 1), or store them (compress=none) */
+	int compress;                /* enum emp_compress: LZ4-compress the dump's chunks, store them, or auto */
 	int writer_nice;             /* the writer thread's nice value (writer_nice_given), else 19 below the JVM's */
 	int writer_nice_given;
 	int help;                    /* "help" was given */

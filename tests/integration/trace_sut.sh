@@ -123,13 +123,17 @@ PY
     calls_of "$out" >calls.txt
     expect_calls calls.txt "emp.sut.MooBench.monitoredMethod(JI)J" $((calls * depth))
 
-    # compress=none: the same trace, its chunks stored, read the same way (and larger than LZ4's)
-    "$jdk" -agentpath:"$AGENT"=mode=trace,include=emp.sut.*,compress=none,out=moo-stored.emp -cp "$SUT" \
-        emp.sut.MooBench --calls $calls --depth $depth >/dev/null 2>moo.err || fail "JDK $v compress=none: $(cat moo.err)"
-    check_valid moo-stored.emp
-    calls_of moo-stored.emp >calls-stored.txt
-    expect_calls calls-stored.txt "emp.sut.MooBench.monitoredMethod(JI)J" $((calls * depth))
-    [ "$(stat -c %s moo-stored.emp)" -gt "$(stat -c %s "$out")" ] || fail "JDK $v compress=none: not larger than LZ4"
+    # compress=none and lz4 (the default, auto, stores a chunk only while the writer is behind): the same trace,
+    # its chunks stored or every one compressed, read the same way, the stored one larger
+    for comp in none lz4; do
+        "$jdk" -agentpath:"$AGENT"=mode=trace,include=emp.sut.*,compress=$comp,out=moo-$comp.emp -cp "$SUT" \
+            emp.sut.MooBench --calls $calls --depth $depth >/dev/null 2>moo.err || fail "JDK $v compress=$comp: $(cat moo.err)"
+        check_valid moo-$comp.emp
+        calls_of moo-$comp.emp >calls-$comp.txt
+        expect_calls calls-$comp.txt "emp.sut.MooBench.monitoredMethod(JI)J" $((calls * depth))
+        expect_eq "JDK $v compress=$comp: chunks_stored (auto's count)" 0 "$(info_value moo-$comp.emp counters chunks_stored)"
+    done
+    [ "$(stat -c %s moo-none.emp)" -gt "$(stat -c %s moo-lz4.emp)" ] || fail "JDK $v compress=none: not larger than LZ4"
 
     # writer=null: the probes run, nothing is written
     mkdir -p null && (cd null && "$jdk" -agentpath:"$AGENT"=mode=trace,include=emp.sut.MooBench.monitoredMethod,writer=null \

@@ -274,12 +274,14 @@ Test(options, safepoints)
 Test(options, compress)
 {
 	ok("");
-	cr_assert_eq(o.compress, 1);
+	cr_assert_eq(o.compress, EMP_COMPRESS_AUTO);
 	ok("mode=trace,include=a.*,compress=none");
-	cr_assert_eq(o.compress, 0);
+	cr_assert_eq(o.compress, EMP_COMPRESS_NONE);
 	ok("compress=lz4");
-	cr_assert_eq(o.compress, 1);
-	bad("compress=zstd", "compress=zstd: expected lz4 or none");
+	cr_assert_eq(o.compress, EMP_COMPRESS_LZ4);
+	ok("compress=auto");
+	cr_assert_eq(o.compress, EMP_COMPRESS_AUTO);
+	bad("compress=zstd", "compress=zstd: expected lz4, none or auto");
 }
 
 Test(options, onfull)
@@ -467,7 +469,8 @@ Test(options, help_text_lists_every_option_with_default)
 						"(default: all with clock=cpu, java with wall)",
 						"(default: until the JVM ends; 100ms .. 86400s)",
 						"(default: none: every selected call is recorded)", "(default: on)",
-						"(default: lz4)", "(default: 19 below the JVM's, at least -20: -19)" };
+						"so that they wait less (default: auto)",
+						"(default: 19 below the JVM's, at least -20: -19)" };
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		cr_assert_not_null(strstr(h, defaults[i]), "help lacks %s", defaults[i]);
 	size_t n = 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -290,4 +291,50 @@ Test(writer, full_ring_waits_for_a_writer_pass)
 	emp_dump_reader_close(r);
 	unlink(path);
 	emp_options_free(&o);
+}
+
+/* compress=auto: the chunk of a ring the writer finds half full or more is stored, and counted; one it finds less
+ * full is compressed.  The writer is never started: emp_writer_stop() drains once, on this thread.  Both dumps
+ * read back whole.  @records: short ENTERs of one method one tick apart (about 2 bytes each in the chunk). */
+static void auto_compression(uint64_t records, uint64_t stored, off_t min_bytes, off_t max_bytes)
+{
+	char path[] = "/tmp/emp-writer-XXXXXX", err[256];
+	struct emp_options o;
+	setup(path, &o, 64 * 1024);
+	o.compress = EMP_COMPRESS_AUTO;
+	cr_assert_eq(emp_symbols_add_method(EMP_FRAME_JAVA, 0, "t.W", "run", "()V"), 0);
+	struct emp_sink *sink;
+	cr_assert_eq(emp_sink_open(&o, path, &sink, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(emp_writer_open(&o, sink, NULL, 0, err, sizeof(err)), 0, "%s", err);
+	struct emp_thread *t = emp_thread_attach("worker", EMP_THREAD_JAVA, NULL);
+	cr_assert_not_null(t);
+	for (uint64_t i = 1; i <= records; i++)
+		put_trace(t, EMP_REC_ENTER, 0, i, EMP_REC_SHORT_SIZE);
+	emp_thread_detach();
+	emp_writer_stop("test_end");
+	struct emp_dump_reader *r;
+	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	struct emp_event ev;
+	uint64_t n = 0;
+	while (emp_dump_reader_next(r, &ev))
+		cr_assert_eq(ev.ticks, ++n);
+	cr_assert_eq(n, records);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	cr_assert_eq(emp_dump_counter(r, "chunks_stored"), stored);
+	emp_dump_reader_close(r);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert(st.st_size >= min_bytes && st.st_size <= max_bytes, "%jd bytes", (intmax_t)st.st_size);
+	unlink(path);
+	emp_options_free(&o);
+}
+
+Test(writer, auto_compression_stores_what_a_writer_behind_finds)
+{
+	auto_compression(5000, 1, 10000, 1 << 20); /* 40,000 of 65,536 ring bytes: ~10 KB of events, stored */
+}
+
+Test(writer, auto_compression_compresses_what_a_writer_in_time_finds)
+{
+	auto_compression(4000, 0, 0, 4000); /* 32,000 bytes, under half: the same events, compressed */
 }
