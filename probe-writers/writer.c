@@ -194,6 +194,7 @@ int emp_writer_open(const struct emp_options *o, struct emp_sink *sink, const ch
 		return -1;
 	}
 	w.compress = o->compress;
+	w.stored = 0; /* a recording after another (emp-attach) starts compressing, as its new dump writer does */
 	emp_dump_writer_set_compress(w.dump, o->compress != EMP_COMPRESS_NONE);
 	int rc = emp_dump_write_header(w.dump);
 	if (!rc)
