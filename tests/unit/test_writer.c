@@ -115,6 +115,40 @@ static void setup(char *path, struct emp_options *o, uint64_t ring_bytes)
 	emp_symbols_setup();
 }
 
+/* setup() with one method, t.W.run, and compress=@compress; the writer open on the dump at @path, not started;
+ * this thread attached as "worker", its state returned. */
+static struct emp_thread *open_run_writer(char *path, struct emp_options *o, uint64_t ring_bytes, int compress)
+{
+	char err[256];
+	setup(path, o, ring_bytes);
+	o->compress = compress;
+	cr_assert_eq(emp_symbols_add_method(EMP_FRAME_JAVA, 0, "t.W", "run", "()V"), 0);
+	struct emp_sink *sink;
+	cr_assert_eq(emp_sink_open(o, path, &sink, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(emp_writer_open(o, sink, NULL, 0, err, sizeof(err)), 0, "%s", err);
+	struct emp_thread *t = emp_thread_attach("worker", EMP_THREAD_JAVA, NULL);
+	cr_assert_not_null(t);
+	return t;
+}
+
+/* The dump at @path holds exactly @n ENTERs at ticks 1 .. @n and is complete; its reader (the caller closes it). */
+static struct emp_dump_reader *read_enters(const char *path, uint64_t n)
+{
+	char err[256];
+	struct emp_dump_reader *r;
+	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
+	struct emp_event ev;
+	uint64_t got = 0;
+	while (emp_dump_reader_next(r, &ev)) {
+		got++;
+		cr_assert_eq(ev.kind, EMP_EV_ENTER);
+		cr_assert_eq(ev.ticks, got, "event %" PRIu64, got);
+	}
+	cr_assert_eq(got, n);
+	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	return r;
+}
+
 #define LATE (170 + (1ull << 32))
 
 /* Writes one dump through the writer (started or not) and checks everything in it. */
@@ -243,15 +277,9 @@ Test(writer, records_read_back_when_never_started)
  * drained it; every record gets through, in order. */
 Test(writer, full_ring_waits_for_a_writer_pass)
 {
-	char path[] = "/tmp/emp-writer-XXXXXX", err[256];
+	char path[] = "/tmp/emp-writer-XXXXXX";
 	struct emp_options o;
-	setup(path, &o, 4096);
-	cr_assert_eq(emp_symbols_add_method(EMP_FRAME_JAVA, 0, "t.W", "run", "()V"), 0);
-	struct emp_sink *sink;
-	cr_assert_eq(emp_sink_open(&o, path, &sink, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(emp_writer_open(&o, sink, NULL, 0, err, sizeof(err)), 0, "%s", err);
-	struct emp_thread *t = emp_thread_attach("worker", EMP_THREAD_JAVA, NULL);
-	cr_assert_not_null(t);
+	struct emp_thread *t = open_run_writer(path, &o, 4096, EMP_COMPRESS_AUTO);
 	/* Not started yet: nobody drains, so the ring takes exactly 4096 / 8 short records and the wait times out. */
 	for (uint64_t i = 1; i <= 512; i++)
 		put_trace(t, EMP_REC_ENTER, 0, i, EMP_REC_SHORT_SIZE);
@@ -276,17 +304,7 @@ Test(writer, full_ring_waits_for_a_writer_pass)
 	cr_assert_neq(emp_writer_passes(), 0);
 	emp_thread_detach();
 	emp_writer_stop("test_end");
-	struct emp_dump_reader *r;
-	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	struct emp_event ev;
-	uint64_t n = 0;
-	while (emp_dump_reader_next(r, &ev)) {
-		n++;
-		cr_assert_eq(ev.kind, EMP_EV_ENTER);
-		cr_assert_eq(ev.ticks, n, "event %" PRIu64, n);
-	}
-	cr_assert_eq(n, 2048);
-	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	struct emp_dump_reader *r = read_enters(path, 2048);
 	cr_assert_eq(emp_dump_counter(r, "records_written"), 2048);
 	emp_dump_reader_close(r);
 	unlink(path);
@@ -298,28 +316,14 @@ Test(writer, full_ring_waits_for_a_writer_pass)
  * read back whole.  @records: short ENTERs of one method one tick apart (about 2 bytes each in the chunk). */
 static void auto_compression(uint64_t records, uint64_t stored, off_t min_bytes, off_t max_bytes)
 {
-	char path[] = "/tmp/emp-writer-XXXXXX", err[256];
+	char path[] = "/tmp/emp-writer-XXXXXX";
 	struct emp_options o;
-	setup(path, &o, 64 * 1024);
-	o.compress = EMP_COMPRESS_AUTO;
-	cr_assert_eq(emp_symbols_add_method(EMP_FRAME_JAVA, 0, "t.W", "run", "()V"), 0);
-	struct emp_sink *sink;
-	cr_assert_eq(emp_sink_open(&o, path, &sink, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(emp_writer_open(&o, sink, NULL, 0, err, sizeof(err)), 0, "%s", err);
-	struct emp_thread *t = emp_thread_attach("worker", EMP_THREAD_JAVA, NULL);
-	cr_assert_not_null(t);
+	struct emp_thread *t = open_run_writer(path, &o, 64 * 1024, EMP_COMPRESS_AUTO);
 	for (uint64_t i = 1; i <= records; i++)
 		put_trace(t, EMP_REC_ENTER, 0, i, EMP_REC_SHORT_SIZE);
 	emp_thread_detach();
 	emp_writer_stop("test_end");
-	struct emp_dump_reader *r;
-	cr_assert_eq(emp_dump_reader_open(path, &r, err, sizeof(err)), 0, "%s", err);
-	struct emp_event ev;
-	uint64_t n = 0;
-	while (emp_dump_reader_next(r, &ev))
-		cr_assert_eq(ev.ticks, ++n);
-	cr_assert_eq(n, records);
-	cr_assert_eq(emp_dump_reader_status(r), EMP_DUMP_COMPLETE, "%s", emp_dump_reader_error(r));
+	struct emp_dump_reader *r = read_enters(path, records);
 	cr_assert_eq(emp_dump_counter(r, "chunks_stored"), stored);
 	emp_dump_reader_close(r);
 	struct stat st;
