@@ -89,13 +89,15 @@ static size_t parse_list(struct emp_cli *cli, const char *arg, unsigned **out)
 	return w;
 }
 
-/* One of @globs matches @path, or @sym's name: as printed (an overload's with its descriptor) or without it. */
-static int node_matches(const char *globs, const char *path, const struct emp_sym *sym, const char *method)
+/* One of @globs matches @path, or the name of its method @gid: as printed (an overload's with its descriptor) or
+ * without its descriptor. */
+static int node_matches(const char *globs, const char *path, const struct emp_symtab *st, uint32_t gid)
 {
 	char *copy = emp_xstrdup(globs), *save = NULL;
+	const char *printed = emp_symtab_name(st, gid, 0), *plain = emp_symtab_get(st, gid)->display;
 	int hit = 0;
 	for (char *g = strtok_r(copy, ",", &save); g && !hit; g = strtok_r(NULL, ",", &save))
-		hit = !fnmatch(g, path, 0) || !fnmatch(g, method, 0) || !fnmatch(g, sym->display, 0);
+		hit = !fnmatch(g, path, 0) || !fnmatch(g, printed, 0) || !fnmatch(g, plain, 0);
 	free(copy);
 	return hit;
 }
@@ -256,7 +258,7 @@ static size_t select_nodes(const struct emp_iter_set *s, const char *nodes, stru
 	for (uint32_t id = 1; id < emp_cct_size(s->cct); id++) {
 		struct emp_cct_node *n = emp_cct_node(s->cct, id);
 		char *path = emp_iter_node_path(s, n);
-		if (nodes ? !node_matches(nodes, path, emp_symtab_get(s->st, n->gid), emp_symtab_name(s->st, n->gid, 0)) : n != root) {
+		if (nodes ? !node_matches(nodes, path, s->st, n->gid) : n != root) {
 			free(path);
 			continue;
 		}
