@@ -79,35 +79,6 @@ static struct out_text run_self(char **argv)
 	return t;
 }
 
-/* The next CSV field of *@p (quotes as emp_csv_field() writes them) into @buf; *@p moves past its comma.
- * Return: 0 at the end of the line. */
-static int csv_field(const char **p, char *buf, size_t size)
-{
-	const char *s = *p;
-	size_t n = 0;
-	if (!*s || *s == '\n')
-		return 0;
-	if (*s == '"') {
-		for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
-			if (*s == '"')
-				s++;
-			if (n + 1 < size)
-				buf[n++] = *s;
-		}
-		if (*s == '"')
-			s++;
-	} else {
-		for (; *s && *s != ',' && *s != '\n'; s++)
-			if (n + 1 < size)
-				buf[n++] = *s;
-	}
-	buf[n] = 0;
-	if (*s == ',')
-		s++;
-	*p = s;
-	return 1;
-}
-
 /* A cell: numbers with a fraction rounded for reading (4 significant digits, whole numbers from 1000 on). */
 static void cell(FILE *out, const char *s)
 {
@@ -125,13 +96,12 @@ static void cell(FILE *out, const char *s)
 static void html_table(FILE *out, const char *csv, const char *const *cols, size_t ncols, const char *cls_col,
 		       const char *const *labels)
 {
-	char buf[4096];
 	int idx[32];
 	size_t nh = 0;
 	char *names[64];
 	const char *p = csv;
-	while (nh < 64 && csv_field(&p, buf, sizeof(buf)))
-		names[nh++] = emp_xstrdup(buf);
+	while (nh < 64 && (names[nh] = emp_csv_read_field(&p)))
+		nh++;
 	for (size_t c = 0; c < ncols; c++) {
 		idx[c] = -1;
 		for (size_t h = 0; h < nh; h++)
@@ -152,8 +122,8 @@ static void html_table(FILE *out, const char *csv, const char *const *cols, size
 	for (size_t row = 0; (p = strchr(p, '\n')) && *++p; row++) {
 		char *f[64] = { 0 };
 		size_t nf = 0;
-		while (nf < nh && csv_field(&p, buf, sizeof(buf)))
-			f[nf++] = emp_xstrdup(buf);
+		while (nf < nh && (f[nf] = emp_csv_read_field(&p)))
+			nf++;
 		fputs("<tr", out);
 		if (cls >= 0 && f[cls]) {
 			fputs(" class=\"", out);

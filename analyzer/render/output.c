@@ -221,6 +221,34 @@ void emp_csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+char *emp_csv_read_field(const char **p)
+{
+	const char *s = *p;
+	if (!*s || *s == '\n')
+		return NULL;
+	size_t len = 0;
+	char *f;
+	if (*s == '"') { /* "" inside stands for one quote */
+		const char *q = ++s;
+		for (; *q && !(*q == '"' && q[1] != '"'); q++)
+			q += *q == '"';
+		f = emp_xmalloc((size_t)(q - s) + 1);
+		for (; s < q; s++) {
+			f[len++] = *s;
+			s += *s == '"';
+		}
+		s = q + (*q == '"');
+	} else {
+		len = strcspn(s, ",\n");
+		f = emp_xmalloc(len + 1);
+		memcpy(f, s, len);
+		s += len;
+	}
+	f[len] = '\0';
+	*p = s + (*s == ',');
+	return f;
+}
+
 /* The shortest "%.Ng" of @d that reads back as @d exactly (17 digits always do): 17.067664, not the
  * 17.067664000000001 that "%.17g" prints for the same double. */
 static void shortest(double d, char *buf, size_t len)

@@ -61,5 +61,8 @@ void emp_report_free(struct emp_report *r);
 /* Helpers for other writers (flame graphs, exports). */
 void emp_json_string(FILE *out, const char *s);
 void emp_csv_field(FILE *out, const char *s);
+/* emp_csv_read_field - the next field of the csv line at *@p, quoted or not as emp_csv_field() writes it, whole
+ * (malloc'ed, the caller frees it); *@p moves past its comma.  Return: NULL at the end of the line. */
+char *emp_csv_read_field(const char **p);
 
 #endif /* EMP_OUTPUT_H */

@@ -353,15 +353,22 @@ Test(output, csv_is_never_elided)
 	emp_output_set_text_width(0);
 }
 
+/* A 10,000-byte (LONG_PATH) calling context, frames of 9 letters joined by ';' (malloc'ed). */
+enum { LONG_PATH = 10000 };
+static char *long_path(void)
+{
+	char *path = malloc(LONG_PATH + 1);
+	for (size_t i = 0; i < LONG_PATH; i++)
+		path[i] = i % 10 == 9 ? ';' : (char)('a' + i % 26);
+	path[LONG_PATH] = '\0';
+	return path;
+}
+
 /* A string cell is printed whole however long: a deep calling context's path (javac: 135 frames, 9 KB) used to be
  * cut at 4095 bytes in csv and text, so every context below that depth printed the same path. */
 Test(output, long_strings_are_whole_in_every_format)
 {
-	enum { LEN = 10000 };
-	char *path = malloc(LEN + 1);
-	for (size_t i = 0; i < LEN; i++)
-		path[i] = i % 10 == 9 ? ';' : (char)('a' + i % 26);
-	path[LEN] = '\0';
+	char *path = long_path();
 	static const char *const cols[] = { "path", "n" };
 	for (enum emp_format fmt = EMP_FMT_TEXT; fmt <= EMP_FMT_JSON; fmt++) {
 		for (int streamed = 0; streamed < 2; streamed++) {
@@ -385,7 +392,7 @@ Test(output, long_strings_are_whole_in_every_format)
 			else if (fmt == EMP_FMT_CSV)
 				cr_assert_geq(asprintf(&want, "path,n\n%s,1\n", path), 0);
 			else /* the header padded to the path's width */
-				cr_assert_geq(asprintf(&want, "path%*s  n\n%s  1\n", LEN - 4, "", path), 0);
+				cr_assert_geq(asprintf(&want, "path%*s  n\n%s  1\n", LONG_PATH - 4, "", path), 0);
 			cr_assert_str_eq(buf, want, "format %d, streamed %d", fmt, streamed);
 			free(want);
 			free(buf);
@@ -401,12 +408,42 @@ Test(output, long_strings_are_whole_in_every_format)
 	emp_table_int(t, 1);
 	emp_report_add(r, t);
 	char *got = render(r), *want;
-	cr_assert_geq(asprintf(&want, "path%36s  n\n%.12s...%s  1\n", "", path, path + LEN - 25), 0);
+	cr_assert_geq(asprintf(&want, "path%36s  n\n%.12s...%s  1\n", "", path, path + LONG_PATH - 25), 0);
 	cr_assert_str_eq(got, want);
 	free(want);
 	free(got);
 	emp_report_free(r);
 	emp_output_set_text_width(0);
+	free(path);
+}
+
+/* emp_csv_read_field reads back what emp_csv_field wrote, whole: plain, quoted with commas, quotes and a line
+ * break, empty, and a 10,000-byte path (report's tables read compare's csv through it; it cut fields at 4 KiB). */
+Test(output, csv_fields_read_back_whole)
+{
+	char *path = long_path();
+	const char *fields[] = { "plain", "a,b \"q\" c\nd", "", path, "\"\"" };
+	enum { N = sizeof(fields) / sizeof(fields[0]) };
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&line, &len);
+	for (size_t i = 0; i < N; i++) {
+		if (i)
+			fputc(',', f);
+		emp_csv_field(f, fields[i]);
+	}
+	fputs("\nnext,line\n", f);
+	cr_assert_eq(fclose(f), 0);
+	const char *p = line;
+	for (size_t i = 0; i < N; i++) {
+		char *got = emp_csv_read_field(&p);
+		cr_assert_not_null(got, "field %zu", i);
+		cr_assert_str_eq(got, fields[i], "field %zu", i);
+		free(got);
+	}
+	cr_assert_null(emp_csv_read_field(&p), "the line ends there");
+	cr_assert_str_eq(p, "\nnext,line\n");
+	free(line);
 	free(path);
 }
 
